@@ -1,0 +1,269 @@
+//! Checkpoints on disk: a directory holding `model.bpk` (burnpack weights), `meta.json`
+//! ([`CheckpointMeta`]) and, when written by the trainer, `optim.bpk` (optimizer state).
+//!
+//! Every file is written to a temporary name in the same directory and then renamed over the
+//! final name, so a crash never leaves a half-written file under a real name. `meta.json` is
+//! written last.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use burn::module::Module;
+use burn::tensor::Device;
+use serde::{Deserialize, Serialize};
+
+use super::{NetConfig, NeuralError, PolicyValueNet};
+
+/// Checkpoint format version written by this build (and the only one it reads).
+pub const CHECKPOINT_FORMAT_VERSION: u32 = 1;
+/// File name of the network weights inside a checkpoint directory.
+pub const MODEL_FILE: &str = "model.bpk";
+/// File name of the metadata inside a checkpoint directory.
+pub const META_FILE: &str = "meta.json";
+/// File name of the optimizer state inside a checkpoint directory (written by the trainer).
+pub const OPTIM_FILE: &str = "optim.bpk";
+
+/// Largest `meta.json` we agree to read (a sanity bound against pointing at a huge file).
+const MAX_META_BYTES: u64 = 16 << 20;
+
+/// Metadata stored next to the weights as `meta.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckpointMeta {
+    /// Checkpoint format version ([`CHECKPOINT_FORMAT_VERSION`]).
+    pub format_version: u32,
+    /// Name of the rule set the network was trained for.
+    pub rules: String,
+    /// Number of players of the games it was trained on.
+    pub players: usize,
+    /// Version of the observation encoding.
+    pub obs_version: u32,
+    /// Observation vector length.
+    pub obs_dim: usize,
+    /// Number of actions.
+    pub num_actions: usize,
+    /// Network shape.
+    pub net: NetConfig,
+    /// Environment steps (samples) trained on so far.
+    #[serde(default)]
+    pub steps: u64,
+    /// PPO updates performed so far.
+    #[serde(default)]
+    pub updates: u64,
+    /// Free-form description of the training run (hyper-parameters, seed, command line...).
+    #[serde(default)]
+    pub trained_with: serde_json::Value,
+    /// Free-form evaluation results.
+    #[serde(default)]
+    pub eval: serde_json::Value,
+}
+
+impl CheckpointMeta {
+    /// Metadata for a fresh network with zero steps/updates and empty free-form fields.
+    pub fn new(rules: impl Into<String>, players: usize, obs_version: u32, net: NetConfig) -> Self {
+        Self {
+            format_version: CHECKPOINT_FORMAT_VERSION,
+            rules: rules.into(),
+            players,
+            obs_version,
+            obs_dim: net.obs_dim,
+            num_actions: net.num_actions,
+            net,
+            steps: 0,
+            updates: 0,
+            trained_with: serde_json::Value::Null,
+            eval: serde_json::Value::Null,
+        }
+    }
+
+    /// Checks internal consistency (format version, sizes agree with the net config).
+    pub fn validate(&self) -> Result<(), NeuralError> {
+        if self.format_version != CHECKPOINT_FORMAT_VERSION {
+            return Err(NeuralError::UnsupportedFormat {
+                expected: CHECKPOINT_FORMAT_VERSION,
+                found: self.format_version,
+            });
+        }
+        if self.net.obs_dim != self.obs_dim || self.net.num_actions != self.num_actions {
+            return Err(NeuralError::InvalidConfig(format!(
+                "metadata says obs_dim={} num_actions={} but net config says obs_dim={} \
+                 num_actions={}",
+                self.obs_dim, self.num_actions, self.net.obs_dim, self.net.num_actions
+            )));
+        }
+        self.net.validate()
+    }
+
+    /// Checks `(obs_version, obs_dim, num_actions)` against what the caller expects.
+    pub fn check_expected(&self, expected: (u32, usize, usize)) -> Result<(), NeuralError> {
+        let (obs_version, obs_dim, num_actions) = expected;
+        if self.obs_version != obs_version {
+            return Err(NeuralError::ObsVersionMismatch {
+                expected: obs_version,
+                found: self.obs_version,
+            });
+        }
+        if self.obs_dim != obs_dim {
+            return Err(NeuralError::ObsDimMismatch {
+                expected: obs_dim,
+                found: self.obs_dim,
+            });
+        }
+        if self.num_actions != num_actions {
+            return Err(NeuralError::NumActionsMismatch {
+                expected: num_actions,
+                found: self.num_actions,
+            });
+        }
+        Ok(())
+    }
+}
+
+fn io_err(path: &Path, source: std::io::Error) -> NeuralError {
+    NeuralError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// A unique temporary path next to `path` (same directory, so a rename is atomic).
+pub fn tmp_path_for(path: &Path) -> PathBuf {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let name = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "file".to_string());
+    path.with_file_name(format!(".{name}.tmp-{}-{n}", std::process::id()))
+}
+
+/// Writes `bytes` to `path` atomically (temp file in the same directory, fsync, rename).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), NeuralError> {
+    let tmp = tmp_path_for(path);
+    let result = (|| {
+        let mut file = fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = fs::remove_file(&tmp);
+        return Err(io_err(path, e));
+    }
+    Ok(())
+}
+
+/// Saves the network weights to `path` (burnpack) atomically.
+pub fn save_weights(net: &PolicyValueNet, path: &Path) -> Result<(), NeuralError> {
+    let tmp = tmp_path_for(path);
+    let saved = net
+        .clone()
+        .save_file(&tmp)
+        .map_err(|e| NeuralError::SaveWeights {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })
+        .and_then(|()| fs::rename(&tmp, path).map_err(|e| io_err(path, e)));
+    if saved.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    saved
+}
+
+/// Loads weights from `path` into `net` (which fixes the structure and the device).
+///
+/// Missing, truncated or structurally mismatched files give an error, never a panic.
+pub fn load_weights(net: PolicyValueNet, path: &Path) -> Result<PolicyValueNet, NeuralError> {
+    if !path.is_file() {
+        return Err(NeuralError::MissingFile(path.to_path_buf()));
+    }
+    net.try_load_file(path)
+        .map_err(|e| NeuralError::CorruptWeights {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })
+}
+
+/// Writes `model.bpk` and then `meta.json` into `dir` (created if needed), each atomically.
+pub fn save_checkpoint(
+    dir: &Path,
+    net: &PolicyValueNet,
+    meta: &CheckpointMeta,
+) -> Result<(), NeuralError> {
+    meta.validate()?;
+    if meta.obs_dim != net.obs_dim() || meta.num_actions != net.num_actions() {
+        return Err(NeuralError::InvalidConfig(format!(
+            "metadata (obs_dim={}, num_actions={}) does not describe the network \
+             (obs_dim={}, num_actions={})",
+            meta.obs_dim,
+            meta.num_actions,
+            net.obs_dim(),
+            net.num_actions()
+        )));
+    }
+    fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+    save_weights(net, &dir.join(MODEL_FILE))?;
+    write_meta(dir, meta)
+}
+
+/// Writes `meta.json` into an existing `dir` atomically.
+pub fn write_meta(dir: &Path, meta: &CheckpointMeta) -> Result<(), NeuralError> {
+    let path = dir.join(META_FILE);
+    let json = serde_json::to_vec_pretty(meta).map_err(|e| NeuralError::CorruptMeta {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    write_atomic(&path, &json)
+}
+
+/// Reads and validates `DIR/meta.json`.
+pub fn read_meta(dir: &Path) -> Result<CheckpointMeta, NeuralError> {
+    if !dir.is_dir() {
+        return Err(NeuralError::MissingDir(dir.to_path_buf()));
+    }
+    let path = dir.join(META_FILE);
+    if !path.is_file() {
+        return Err(NeuralError::MissingFile(path));
+    }
+    let len = fs::metadata(&path).map_err(|e| io_err(&path, e))?.len();
+    if len > MAX_META_BYTES {
+        return Err(NeuralError::CorruptMeta {
+            path,
+            message: format!("file is {len} bytes, larger than {MAX_META_BYTES}"),
+        });
+    }
+    let bytes = fs::read(&path).map_err(|e| io_err(&path, e))?;
+    let meta: CheckpointMeta =
+        serde_json::from_slice(&bytes).map_err(|e| NeuralError::CorruptMeta {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+    meta.validate()?;
+    Ok(meta)
+}
+
+/// Loads a checkpoint for inference on `Device::flex()`.
+///
+/// `expected` is `(obs_version, obs_dim, num_actions)`; a mismatch is an error.
+pub fn load_checkpoint(
+    dir: &Path,
+    expected: Option<(u32, usize, usize)>,
+) -> Result<(PolicyValueNet, CheckpointMeta), NeuralError> {
+    load_checkpoint_on(dir, expected, &Device::flex())
+}
+
+/// Loads a checkpoint onto `device` (e.g. an autodiff device for training).
+pub fn load_checkpoint_on(
+    dir: &Path,
+    expected: Option<(u32, usize, usize)>,
+    device: &Device,
+) -> Result<(PolicyValueNet, CheckpointMeta), NeuralError> {
+    let meta = read_meta(dir)?;
+    if let Some(expected) = expected {
+        meta.check_expected(expected)?;
+    }
+    let net = PolicyValueNet::new(&meta.net, device)?;
+    let net = load_weights(net, &dir.join(MODEL_FILE))?;
+    Ok((net, meta))
+}

@@ -1,0 +1,103 @@
+//! Burn-backed neural network agent: the policy/value network, checkpoints on disk and a batched
+//! inference wrapper with masked action selection.
+//!
+//! Everything here takes the observation size and action count as runtime values (see
+//! [`NetConfig`]); nothing depends on constants of the rules engine.
+
+mod checkpoint;
+mod net;
+mod policy;
+
+use std::path::PathBuf;
+
+pub use checkpoint::{
+    CHECKPOINT_FORMAT_VERSION, CheckpointMeta, META_FILE, MODEL_FILE, OPTIM_FILE, load_checkpoint,
+    load_checkpoint_on, load_weights, read_meta, save_checkpoint, save_weights, tmp_path_for,
+    write_atomic, write_meta,
+};
+pub use net::{MAX_PARAMS, NetConfig, PolicyValueNet};
+pub use policy::{
+    MASKED_LOGIT, NeuralPolicy, apply_mask, masked_argmax, masked_log_softmax, sample_masked,
+};
+
+/// Errors of the neural agent: checkpoint I/O and validation, bad configs and bad input shapes.
+#[derive(Debug, thiserror::Error)]
+pub enum NeuralError {
+    /// The checkpoint directory does not exist (or is not a directory).
+    #[error("checkpoint directory {0} does not exist")]
+    MissingDir(PathBuf),
+    /// A file the checkpoint needs is missing.
+    #[error("checkpoint file {0} is missing")]
+    MissingFile(PathBuf),
+    /// An I/O error while reading or writing a checkpoint file.
+    #[error("I/O error on {path}: {source}")]
+    Io {
+        /// The file or directory involved.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// `meta.json` is not valid JSON or does not have the expected fields.
+    #[error("corrupt checkpoint metadata {path}: {message}")]
+    CorruptMeta {
+        /// Path of the metadata file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The checkpoint was written by an incompatible format version.
+    #[error("unsupported checkpoint format version {found} (this build reads {expected})")]
+    UnsupportedFormat {
+        /// Version this build understands.
+        expected: u32,
+        /// Version found in the file.
+        found: u32,
+    },
+    /// A weights file (`model.bpk`/`optim.bpk`) is unreadable, truncated or does not match the
+    /// network described by the metadata.
+    #[error("corrupt or mismatched weights {path}: {message}")]
+    CorruptWeights {
+        /// Path of the weights file.
+        path: PathBuf,
+        /// Burn's description of the problem.
+        message: String,
+    },
+    /// Writing weights failed.
+    #[error("cannot save weights to {path}: {message}")]
+    SaveWeights {
+        /// Target path.
+        path: PathBuf,
+        /// Burn's description of the problem.
+        message: String,
+    },
+    /// The checkpoint was trained on a different observation encoding version.
+    #[error("observation version mismatch: expected {expected}, checkpoint has {found}")]
+    ObsVersionMismatch {
+        /// Version the caller expects.
+        expected: u32,
+        /// Version stored in the checkpoint.
+        found: u32,
+    },
+    /// The checkpoint's observation size differs from the caller's.
+    #[error("observation size mismatch: expected {expected}, checkpoint has {found}")]
+    ObsDimMismatch {
+        /// Size the caller expects.
+        expected: usize,
+        /// Size stored in the checkpoint.
+        found: usize,
+    },
+    /// The checkpoint's action count differs from the caller's.
+    #[error("action count mismatch: expected {expected}, checkpoint has {found}")]
+    NumActionsMismatch {
+        /// Count the caller expects.
+        expected: usize,
+        /// Count stored in the checkpoint.
+        found: usize,
+    },
+    /// A network config is invalid (zero sizes, too large, inconsistent with the metadata).
+    #[error("invalid network config: {0}")]
+    InvalidConfig(String),
+    /// Input slices have the wrong length for the requested batch.
+    #[error("shape error: {0}")]
+    Shape(String),
+}

@@ -1,0 +1,1052 @@
+//! Transitions: legal actions, applying an action, dealing, chance.
+//!
+//! # State machine
+//!
+//! A turn starts in [`Phase::Play`]. Playing a card moves it to the discard
+//! pile and then walks through *stages*, each a decision only when needed:
+//! `UnoCall` (explicit UNO, hand now 1) → `ChooseColour` (wild) →
+//! `ChooseTarget` (Trade Hands, targeted hits) → the effect is resolved. The
+//! effect may open `Stack` (Mega Hit, for the victim), `Challenge` (Wild Draw
+//! Four, for the victim) or `BonusPlay` (A-21, for the player), or hand the turn
+//! on. Drawing with a draw pile may open `AfterDraw` (F-2). A player whose hand
+//! is empty once the effect is resolved wins the round (C-5): `RoundOver`, or
+//! `MatchOver` when the match is decided (C-7). All chance (deal, launcher,
+//! Flash's unit, SLAP, catches) draws from the state's own generator.
+//!
+//! Effects are resolved from the kind's [`Effect`] (data), never from an
+//! edition's name: one engine serves every edition.
+
+use crate::action::{
+    ACCEPT, ActionMask, CALL_UNO, CHALLENGE, COLOUR, DRAW, NO_UNO, NUM_ACTIONS, PASS, TARGET,
+    action_name,
+};
+use crate::card::{Colour, Face};
+use crate::error::ActionError;
+use crate::events::Events;
+use crate::game::{Game, Launcher, MAX_FIRE, MAX_PLAYERS, select_bit};
+use crate::rng::ChanceRng;
+use crate::rules::{AttackResume, Effect, MAX_PRESSES_UNTIL_FIRE, Scoring, UnoCall};
+use crate::state::{NONE, Phase, State};
+
+const NO_COLOUR: u8 = 4;
+
+impl Game {
+    /// A new match: dealer drawn at random (C-2), first round dealt. Stream 0 of `seed`.
+    pub fn new_state(&self, seed: u64) -> State {
+        self.new_state_on_stream(seed, 0)
+    }
+
+    /// A new match on ChaCha stream `stream` of `seed` (vectorized envs use one stream each).
+    pub fn new_state_on_stream(&self, seed: u64, stream: u64) -> State {
+        let n = self.num_players() as u8;
+        let mut s = State {
+            hands: [0; MAX_PLAYERS],
+            pile: self.all_cards,
+            discard: 0,
+            rng: ChanceRng::new(seed, stream),
+            scores: [0; MAX_PLAYERS],
+            round_points: [0; MAX_PLAYERS],
+            pressed_on: [0; MAX_PLAYERS],
+            uno_called: 0,
+            active: (1u16 << n) - 1,
+            decisions: 0,
+            round: 0,
+            presses_since_refill: 0,
+            script_pos: 0,
+            players: n,
+            top: 0,
+            colour: NO_COLOUR,
+            current: 0,
+            phase: Phase::RoundOver,
+            reversed: false,
+            dealer: 0,
+            misses: 0,
+            last_fired: 0,
+            stack: 0,
+            stack_origin: NONE,
+            pending_face: NONE,
+            pending_card: NONE,
+            stage: 0,
+            target: NONE,
+            from: NONE,
+            offender: NONE,
+            wd4_legal: false,
+            start: false,
+            bonus: false,
+            final_round: false,
+            truncated: false,
+            winner: NONE,
+            match_winner: NONE,
+        };
+        s.dealer = s.rng.below(n as u32) as u8;
+        Ctx {
+            g: self,
+            s: &mut s,
+            ev: &mut (),
+        }
+        .deal();
+        s
+    }
+
+    /// Starts the next round of the match (C-2: the deal passes left).
+    pub fn next_round(&self, s: &mut State) -> Result<(), ActionError> {
+        self.next_round_with(s, &mut ())
+    }
+
+    /// [`Game::next_round`], reporting events.
+    pub fn next_round_with<E: Events>(&self, s: &mut State, ev: &mut E) -> Result<(), ActionError> {
+        if s.phase != Phase::RoundOver {
+            return Err(ActionError::Illegal {
+                action: "next-round".into(),
+                phase: s.phase.name().into(),
+                reason: "a new round starts only after a round is over and the match goes on"
+                    .into(),
+            });
+        }
+        let mut c = Ctx { g: self, s, ev };
+        c.s.dealer = c.seat_after(c.s.dealer, false);
+        c.deal();
+        Ok(())
+    }
+
+    /// The legal actions as a bit mask (bit i = action i); empty when the round is over.
+    #[inline]
+    pub fn legal_mask(&self, s: &State) -> ActionMask {
+        let seat = s.current as usize;
+        match s.phase {
+            Phase::Play => self.faces_mask(self.playable(s, seat)) | 1 << DRAW,
+            Phase::BonusPlay => self.faces_mask(self.playable(s, seat)) | 1 << PASS,
+            Phase::ChooseColour => 0b1111 << COLOUR,
+            Phase::ChooseTarget => {
+                let mut m = 0;
+                for off in 1..s.players as usize {
+                    if s.active >> ((seat + off) % s.players as usize) & 1 == 1 {
+                        m |= 1 << (TARGET + off - 1);
+                    }
+                }
+                m
+            }
+            Phase::AfterDraw => 1 << self.card_face[s.pending_card as usize] | 1 << PASS,
+            Phase::Stack => self.faces_mask(s.hands[seat] & self.stackable) | 1 << DRAW,
+            Phase::Challenge => 1 << CHALLENGE | 1 << ACCEPT,
+            Phase::UnoCall => 1 << CALL_UNO | 1 << NO_UNO,
+            Phase::RoundOver | Phase::MatchOver => 0,
+        }
+    }
+
+    /// The legal action ids, ascending.
+    pub fn legal_actions(&self, s: &State) -> Vec<usize> {
+        crate::game::iter_bits(self.legal_mask(s)).collect()
+    }
+
+    /// Physical cards `seat` may play on the current top card (C-3, A-9, F-6).
+    #[inline]
+    pub fn playable(&self, s: &State, seat: usize) -> u128 {
+        let hand = s.hands[seat];
+        let top_kind = self.face_of(s.top as usize).kind().index();
+        let colour_set = if s.colour < NO_COLOUR {
+            self.colour_cards[s.colour as usize]
+        } else {
+            0
+        };
+        let mut m = hand & (self.wild_cards | self.kind_cards[top_kind] | colour_set);
+        if hand.count_ones() == 1 {
+            m &= !self.not_last;
+        }
+        if !self.rules().options.wd4_bluffing && hand & colour_set != 0 {
+            m &= !self.restricted;
+        }
+        m
+    }
+
+    /// The faces of a set of physical cards, as a face bit set.
+    #[inline]
+    pub fn faces_mask(&self, mut cards: u128) -> u128 {
+        let mut m = 0u128;
+        while cards != 0 {
+            let i = cards.trailing_zeros() as usize;
+            cards &= cards - 1;
+            m |= 1 << self.card_face[i];
+        }
+        m
+    }
+
+    /// Applies `action` for the current player. An illegal action returns an
+    /// error naming the reason and leaves the state unchanged.
+    #[inline]
+    pub fn apply(&self, s: &mut State, action: usize) -> Result<(), ActionError> {
+        self.apply_with(s, action, &mut ())
+    }
+
+    /// [`Game::apply`], reporting events to `ev`.
+    pub fn apply_with<E: Events>(
+        &self,
+        s: &mut State,
+        action: usize,
+        ev: &mut E,
+    ) -> Result<(), ActionError> {
+        if action >= NUM_ACTIONS {
+            return Err(ActionError::OutOfRange(action, NUM_ACTIONS));
+        }
+        if s.phase.is_over() {
+            return Err(ActionError::RoundOver);
+        }
+        if self.legal_mask(s) >> action & 1 == 0 {
+            return Err(self.illegal(s, action));
+        }
+        let mut c = Ctx { g: self, s, ev };
+        c.s.decisions += 1;
+        c.act(action);
+        if !c.s.phase.is_over() && c.s.decisions >= c.g.rules().options.max_decisions {
+            c.truncate();
+        }
+        Ok(())
+    }
+
+    /// F-3: the current player's time ran out (an input event from whoever
+    /// drives the game): they take `timeout_draw` cards and the turn passes.
+    pub fn timeout<E: Events>(&self, s: &mut State, ev: &mut E) -> Result<(), ActionError> {
+        if s.phase != Phase::Play {
+            return Err(ActionError::Illegal {
+                action: "timeout".into(),
+                phase: s.phase.name().into(),
+                reason: "a time-out ends a normal turn only".into(),
+            });
+        }
+        let mut c = Ctx { g: self, s, ev };
+        let seat = c.s.current;
+        c.ev.timeout(seat as usize);
+        c.take(seat, c.g.rules().options.timeout_draw, false);
+        let next = c.next(seat);
+        c.begin_turn(next);
+        Ok(())
+    }
+
+    fn illegal(&self, s: &State, action: usize) -> ActionError {
+        let seat = s.current as usize;
+        let reason = match (s.phase, action) {
+            (Phase::Play | Phase::BonusPlay, a) if a < DRAW => {
+                let face = Face(a as u8);
+                let held = s.hands[seat] & self.face_cards[a];
+                if held == 0 {
+                    format!("you hold no {face}")
+                } else if s.hands[seat].count_ones() == 1 && held & self.not_last != 0 {
+                    format!("{face} cannot be your last card (A-9)")
+                } else if held & self.restricted != 0 {
+                    format!("{face} needs a hand with no card of the active colour (F-6)")
+                } else {
+                    let top = self.face_of(s.top as usize);
+                    let colour = s.active_colour().map_or("none", |c| c.name());
+                    format!("{face} does not match {top} (active colour {colour}) (C-3)")
+                }
+            }
+            (Phase::Stack, a) if a < DRAW => {
+                "only a Hit card you hold can be stacked (A-14)".into()
+            }
+            (Phase::AfterDraw, a) if a < DRAW => {
+                "only the card just drawn may be played (F-2)".into()
+            }
+            (Phase::ChooseTarget, a) if (TARGET..CHALLENGE).contains(&a) => {
+                "that seat is empty, eliminated or your own".into()
+            }
+            (p, _) => {
+                let legal: Vec<String> = crate::game::iter_bits(self.legal_mask(s))
+                    .map(action_name)
+                    .collect();
+                format!("phase {} allows only: {}", p.name(), legal.join(", "))
+            }
+        };
+        ActionError::Illegal {
+            action: action_name(action),
+            phase: s.phase.name().into(),
+            reason,
+        }
+    }
+}
+
+/// A game, a state and an event sink: the engine's working set for one step.
+struct Ctx<'a, E: Events> {
+    g: &'a Game,
+    s: &'a mut State,
+    ev: &'a mut E,
+}
+
+impl<E: Events> Ctx<'_, E> {
+    fn act(&mut self, action: usize) {
+        let seat = self.s.current;
+        match self.s.phase {
+            Phase::Play => {
+                if action == DRAW {
+                    self.voluntary_draw(seat);
+                } else {
+                    self.play(seat, action as u8, NONE);
+                }
+            }
+            Phase::BonusPlay => {
+                if action == PASS {
+                    self.s.bonus = false;
+                    let next = self.next(self.s.from);
+                    self.begin_turn(next);
+                } else {
+                    self.play(seat, action as u8, NONE);
+                }
+            }
+            Phase::AfterDraw => {
+                if action == PASS {
+                    let next = self.next(seat);
+                    self.begin_turn(next);
+                } else {
+                    self.play(seat, action as u8, self.s.pending_card);
+                }
+            }
+            Phase::ChooseColour => {
+                let c = (action - COLOUR) as u8;
+                self.s.colour = c;
+                self.ev.colour(seat as usize, Colour::ALL[c as usize]);
+                if self.s.start {
+                    self.start_after_colour();
+                } else {
+                    self.s.stage = 2;
+                    self.continue_play();
+                }
+            }
+            Phase::ChooseTarget => {
+                let t = ((seat as usize + action - TARGET + 1) % self.s.players as usize) as u8;
+                self.s.target = t;
+                self.ev.target(seat as usize, t as usize);
+                if self.s.start {
+                    self.start_after_target();
+                } else {
+                    self.s.stage = 3;
+                    self.continue_play();
+                }
+            }
+            Phase::Stack => {
+                if action == DRAW {
+                    self.press_stack(seat);
+                } else {
+                    self.play(seat, action as u8, NONE);
+                }
+            }
+            Phase::Challenge => self.resolve_challenge(seat, action == CHALLENGE),
+            Phase::UnoCall => {
+                if action == CALL_UNO {
+                    self.s.uno_called |= 1 << seat;
+                    self.ev.uno(seat as usize, true, false);
+                } else {
+                    let caught = self
+                        .s
+                        .rng
+                        .chance(self.g.rules().options.catch_probability as f32);
+                    self.ev.uno(seat as usize, false, caught);
+                    if caught {
+                        self.take(seat, self.g.rules().options.uno_penalty, false);
+                    }
+                }
+                self.s.stage = 1;
+                self.continue_play();
+            }
+            Phase::RoundOver | Phase::MatchOver => {}
+        }
+    }
+
+    // ----- seating -------------------------------------------------------
+
+    /// The next active seat after `seat`, going left (or right when `reversed`).
+    #[inline]
+    fn seat_after(&self, seat: u8, reversed: bool) -> u8 {
+        let n = self.s.players;
+        let mut p = seat;
+        loop {
+            p = if reversed {
+                (p + n - 1) % n
+            } else {
+                (p + 1) % n
+            };
+            if self.s.active >> p & 1 == 1 || p == seat {
+                return p;
+            }
+        }
+    }
+
+    /// Who plays after `seat`: the next seat in the direction of play, or
+    /// Flash's unit's uniform pick among all active players (F-1).
+    #[inline]
+    fn next(&mut self, seat: u8) -> u8 {
+        if self.g.random_unit {
+            let k = self.s.rng.below(self.s.active.count_ones());
+            select_bit(self.s.active as u128, k) as u8
+        } else {
+            self.seat_after(seat, self.s.reversed)
+        }
+    }
+
+    /// Starts `seat`'s turn (with F-3 simulated time-outs when configured).
+    fn begin_turn(&mut self, mut seat: u8) {
+        let p = self.g.rules().options.timeout_chance as f32;
+        let mut guard = 0;
+        while p > 0.0 && guard < 100 && self.s.rng.chance(p) {
+            self.ev.timeout(seat as usize);
+            self.take(seat, self.g.rules().options.timeout_draw, false);
+            seat = self.next(seat);
+            guard += 1;
+        }
+        self.s.current = seat;
+        self.s.phase = Phase::Play;
+        self.s.pending_face = NONE;
+        self.s.bonus = false;
+    }
+
+    // ----- cards ---------------------------------------------------------
+
+    /// Moves the discard pile but its top card into the launcher / draw pile (A-2, F-9).
+    fn refill(&mut self) {
+        let top = 1u128 << self.s.top;
+        let back = self.s.discard & !top;
+        if back != 0 {
+            self.s.pile |= back;
+            self.s.discard &= top;
+            self.s.presses_since_refill = 0;
+            self.ev.refill(back.count_ones() as usize);
+        }
+    }
+
+    /// One uniformly random card from the pile into `seat`'s hand (a shuffled
+    /// pile, drawn lazily). Returns the card, or `NONE` when the pile is empty.
+    #[inline]
+    fn draw_card(&mut self, seat: u8) -> u8 {
+        let n = self.s.pile.count_ones();
+        if n == 0 {
+            return NONE;
+        }
+        let card = select_bit(self.s.pile, self.s.rng.below(n)) as u8;
+        let bit = 1u128 << card;
+        self.s.pile &= !bit;
+        self.s.hands[seat as usize] |= bit;
+        card
+    }
+
+    fn sample_count(&mut self, cdf: &[f32; MAX_FIRE], max: u8) -> u8 {
+        let u = self.s.rng.unit();
+        let mut k = 0;
+        while k + 1 < max as usize && u >= cdf[k] {
+            k += 1;
+        }
+        k as u8 + 1
+    }
+
+    /// One press of the launcher (L-1..L-3); returns the cards fired. With a
+    /// draw pile it is one draw (reshuffling an empty pile first, F-9).
+    fn press(&mut self, seat: u8) -> u8 {
+        let (fire, want) = match &self.g.launcher {
+            Launcher::Pile => {
+                if self.s.pile == 0 {
+                    self.refill();
+                }
+                let got = (self.draw_card(seat) != NONE) as u8;
+                return got;
+            }
+            Launcher::Hazard {
+                hazard,
+                len,
+                cdf,
+                max,
+            } => {
+                let h = hazard[(self.s.misses as usize).min(*len as usize - 1)];
+                if self.s.rng.chance(h) {
+                    (true, self.sample_count(cdf, *max))
+                } else {
+                    (false, 0)
+                }
+            }
+            Launcher::Pattern {
+                fires,
+                period,
+                cdf,
+                max,
+            } => {
+                let i = self.s.presses_since_refill % *period;
+                if fires >> i & 1 == 1 {
+                    (true, self.sample_count(cdf, *max))
+                } else {
+                    (false, 0)
+                }
+            }
+            Launcher::DrawOne => (true, 1),
+            Launcher::Scripted(v) => {
+                let o = v[self.s.script_pos as usize % v.len()];
+                self.s.script_pos = self.s.script_pos.wrapping_add(1);
+                (o > 0, o)
+            }
+        };
+        self.s.presses_since_refill = self.s.presses_since_refill.saturating_add(1);
+        if !fire {
+            self.s.misses = self.s.misses.saturating_add(1);
+            self.s.last_fired = 0;
+            self.ev.pressed(seat as usize, 0);
+            return 0;
+        }
+        self.s.misses = 0;
+        if want as u32 > self.s.pile.count_ones() {
+            self.refill();
+        }
+        let k = (want as u32).min(self.s.pile.count_ones()) as u8;
+        for _ in 0..k {
+            self.draw_card(seat);
+        }
+        self.s.last_fired = k;
+        self.ev.pressed(seat as usize, k as usize);
+        k
+    }
+
+    /// `seat` takes `n`: n presses of the launcher, or n cards from the pile.
+    /// With `stop_on_fire` the presses stop at the first that fires.
+    fn take(&mut self, seat: u8, n: u8, stop_on_fire: bool) -> u32 {
+        let mut total = 0u32;
+        if self.g.uses_pile() {
+            for _ in 0..n {
+                total += self.press(seat) as u32;
+            }
+            self.ev.drew(seat as usize, total as usize);
+        } else {
+            for _ in 0..n {
+                let k = self.press(seat);
+                total += k as u32;
+                if k > 0 && stop_on_fire {
+                    break;
+                }
+            }
+        }
+        if self.s.hands[seat as usize].count_ones() != 1 {
+            self.s.uno_called &= !(1 << seat);
+        }
+        total
+    }
+
+    /// L-3: presses until the launcher fires (or nothing is left to fire).
+    fn press_until_fire(&mut self, seat: u8) {
+        if self.g.uses_pile() {
+            self.take(seat, 1, false);
+            return;
+        }
+        for _ in 0..MAX_PRESSES_UNTIL_FIRE {
+            self.press(seat);
+            // A press that fires resets the miss counter; stop there, or when nothing is left.
+            if self.s.misses == 0 || (self.s.pile == 0 && self.s.discard.count_ones() <= 1) {
+                break;
+            }
+        }
+        self.s.uno_called &= !(1 << seat);
+    }
+
+    fn hit_victim(&mut self, victim: u8, n: u8) {
+        self.ev.hit(victim as usize, n as usize);
+        let stop = self.g.rules().options.stop_hits_on_fire;
+        self.take(victim, n, stop);
+    }
+
+    // ----- a turn ----------------------------------------------------------
+
+    fn voluntary_draw(&mut self, seat: u8) {
+        if let Some(c) = self.s.active_colour() {
+            self.s.pressed_on[seat as usize] |= 1 << c.index();
+        }
+        if self.g.uses_pile() {
+            if self.s.pile == 0 {
+                self.refill();
+            }
+            let card = self.draw_card(seat);
+            self.ev.drew(seat as usize, (card != NONE) as usize);
+            self.s.uno_called &= !(1 << seat);
+            if card != NONE
+                && self.g.rules().options.draw_then_play
+                && self.g.playable(self.s, seat as usize) >> card & 1 == 1
+            {
+                self.s.pending_card = card;
+                self.s.phase = Phase::AfterDraw;
+                return;
+            }
+        } else {
+            self.press(seat);
+            self.s.uno_called &= !(1 << seat);
+        }
+        let next = self.next(seat);
+        self.begin_turn(next);
+    }
+
+    /// Plays a card of `face` (the physical `card` when given) from `seat`'s hand.
+    fn play(&mut self, seat: u8, face: u8, card: u8) {
+        let hand = self.s.hands[seat as usize];
+        let card = if card != NONE {
+            card
+        } else {
+            (hand & self.g.face_cards[face as usize]).trailing_zeros() as u8
+        };
+        let bit = 1u128 << card;
+        let f = Face(face);
+        // F-6: a Wild Draw Four is legal only without a card of the active colour.
+        if self.g.restricted & bit != 0 {
+            let colour_set = if self.s.colour < NO_COLOUR {
+                self.g.colour_cards[self.s.colour as usize]
+            } else {
+                0
+            };
+            self.s.wd4_legal = hand & colour_set == 0;
+        }
+        let mut hand = hand & !bit;
+        self.s.discard |= bit;
+        self.s.top = card;
+        self.s.pressed_on[seat as usize] = 0;
+        self.ev.played(seat as usize, f);
+        match f.colour() {
+            Some(c) => {
+                self.s.colour = c.index() as u8;
+                if self.g.effect[f.kind().index()] == Effect::DiscardAll {
+                    // every other card of its colour goes too.
+                    let extra = hand & self.g.colour_cards[c.index()];
+                    hand &= !extra;
+                    self.s.discard |= extra;
+                    self.ev
+                        .discarded_all(seat as usize, extra.count_ones() as usize);
+                }
+            }
+            None => self.s.colour = NO_COLOUR,
+        }
+        self.s.hands[seat as usize] = hand;
+        if hand.count_ones() != 1 {
+            self.s.uno_called &= !(1 << seat);
+        }
+        if let Some(n) = self.g.rules().options.refill_at_discard {
+            if self.s.discard.count_ones() >= n as u32 {
+                self.refill();
+            }
+        }
+        self.s.pending_face = face;
+        self.s.stage = 0;
+        self.s.target = NONE;
+        self.continue_play();
+    }
+
+    /// Walks the stages of a play: UNO call, colour, target, effect.
+    fn continue_play(&mut self) {
+        let seat = self.s.current;
+        let face = Face(self.s.pending_face);
+        let effect = self.g.effect[face.kind().index()];
+        if self.s.stage == 0 {
+            if self.s.hands[seat as usize].count_ones() == 1 {
+                if self.g.rules().options.uno_call == UnoCall::Explicit {
+                    self.s.phase = Phase::UnoCall;
+                    return;
+                }
+                self.s.uno_called |= 1 << seat;
+            }
+            self.s.stage = 1;
+        }
+        if self.s.stage == 1 {
+            if face.is_wild() {
+                self.s.phase = Phase::ChooseColour;
+                return;
+            }
+            self.s.stage = 2;
+        }
+        if self.s.stage == 2 {
+            if matches!(
+                effect,
+                Effect::TradeHands | Effect::Hit { targeted: true, .. }
+            ) {
+                self.s.phase = Phase::ChooseTarget;
+                return;
+            }
+            self.s.stage = 3;
+        }
+        self.resolve(seat, effect);
+    }
+
+    /// Resolves a played card's effect and hands the turn on (C-5 going out included).
+    fn resolve(&mut self, seat: u8, effect: Effect) {
+        let from = if self.s.bonus { self.s.from } else { seat };
+        let was_bonus = self.s.bonus;
+        self.s.bonus = false;
+        self.s.pending_face = NONE;
+        let g = self.g;
+        let options = &g.rules().options;
+        let bonus = options.bonus_play_after_skip && !was_bonus;
+        match effect {
+            Effect::None | Effect::DiscardAll => {
+                let next = self.next(from);
+                self.begin_turn(next);
+            }
+            Effect::Skip => {
+                let victim = self.next(from);
+                self.ev.skipped(victim as usize);
+                self.after_skip(seat, victim, bonus);
+            }
+            Effect::Reverse => {
+                if self.s.num_active() == 2 && !self.g.random_unit {
+                    // C-8: with two players Reverse acts as Skip.
+                    let victim = self.next(from);
+                    self.ev.skipped(victim as usize);
+                    self.after_skip(seat, victim, bonus);
+                } else {
+                    self.s.reversed = !self.s.reversed;
+                    self.ev.reversed();
+                    if bonus {
+                        self.s.from = from;
+                        self.s.bonus = true;
+                        self.s.phase = Phase::BonusPlay;
+                        self.s.current = seat;
+                    } else {
+                        let next = self.next(from);
+                        self.begin_turn(next);
+                    }
+                }
+            }
+            Effect::Hit { n, targeted } => {
+                let victim = if targeted {
+                    self.s.target
+                } else {
+                    self.next(from)
+                };
+                let kind_rule = self.g.restricted >> self.s.top & 1 == 1;
+                if kind_rule && options.wd4_bluffing && victim != seat {
+                    self.s.offender = seat;
+                    self.s.current = victim;
+                    self.s.phase = Phase::Challenge;
+                    return;
+                }
+                if options.mega_hit && self.g.stackable >> self.s.top & 1 == 1 {
+                    self.stack_add(seat, n, victim);
+                    return;
+                }
+                self.hit_victim(victim, n);
+                let resume = if targeted && options.attack_resume == AttackResume::SkipNext {
+                    let skipped = self.next(from);
+                    self.next(skipped)
+                } else {
+                    self.next(victim)
+                };
+                self.begin_turn(resume);
+            }
+            Effect::HitUntilFire => {
+                let victim = self.next(from);
+                self.ev.hit(victim as usize, 0);
+                self.press_until_fire(victim);
+                let next = self.next(victim);
+                self.begin_turn(next);
+            }
+            Effect::AllHit { n } => {
+                let mut p = self.seat_after(seat, self.s.reversed);
+                while p != seat {
+                    self.hit_victim(p, n);
+                    p = self.seat_after(p, self.s.reversed);
+                }
+                let next = self.next(from);
+                self.begin_turn(next);
+            }
+            Effect::TradeHands => {
+                let t = self.s.target as usize;
+                self.s.hands.swap(seat as usize, t);
+                let (a, b) = (self.s.uno_called >> seat & 1, self.s.uno_called >> t & 1);
+                self.s.uno_called &= !(1 << seat | 1 << t);
+                self.s.uno_called |= b << seat | a << t;
+                self.ev.traded(seat as usize, t);
+                let next = self.next(from);
+                self.begin_turn(next);
+            }
+            Effect::Slap { n } => {
+                let others = self.s.active & !(1 << seat);
+                let k = self.s.rng.below(others.count_ones());
+                let loser = select_bit(others as u128, k) as u8;
+                self.ev.slap(loser as usize);
+                self.take(loser, n, false);
+                let next = self.next(from);
+                self.begin_turn(next);
+            }
+        }
+        self.check_out(seat);
+    }
+
+    fn after_skip(&mut self, seat: u8, victim: u8, bonus: bool) {
+        if bonus {
+            // A-21 [reading]: one more card, resolved as if played from the skipped seat.
+            self.s.from = victim;
+            self.s.bonus = true;
+            self.s.phase = Phase::BonusPlay;
+            self.s.current = seat;
+        } else {
+            let next = self.next(victim);
+            self.begin_turn(next);
+        }
+    }
+
+    /// C-5: a player with no cards once their card's effect is resolved wins the round.
+    fn check_out(&mut self, seat: u8) {
+        if self.s.hands[seat as usize] == 0
+            && !self.s.phase.is_over()
+            && self.s.phase != Phase::Challenge
+        {
+            self.end_round(seat);
+        }
+    }
+
+    /// A-14 Mega Hit: add to the stack and offer it to the victim.
+    fn stack_add(&mut self, seat: u8, n: u8, victim: u8) {
+        if self.s.stack == 0 {
+            self.s.stack_origin = seat;
+        }
+        self.s.stack = self.s.stack.saturating_add(n);
+        self.ev.stacked(seat as usize, self.s.stack as usize);
+        // [reading] A player who goes out on a stacked card ends the stack: the victim presses it.
+        if self.s.hands[seat as usize] != 0 && self.s.hands[victim as usize] & self.g.stackable != 0
+        {
+            self.s.current = victim;
+            self.s.phase = Phase::Stack;
+        } else {
+            self.press_stack(victim);
+        }
+    }
+
+    /// The victim presses the whole stack; play resumes after the first hitter.
+    fn press_stack(&mut self, victim: u8) {
+        let total = self.s.stack;
+        self.s.stack = 0;
+        self.hit_victim(victim, total);
+        let next = self.next(self.s.stack_origin);
+        self.s.stack_origin = NONE;
+        self.begin_turn(next);
+    }
+
+    /// F-6: the victim challenges a Wild Draw Four, or accepts it.
+    fn resolve_challenge(&mut self, victim: u8, challenge: bool) {
+        let offender = self.s.offender;
+        let n = match self.g.effect[self.g.face_of(self.s.top as usize).kind().index()] {
+            Effect::Hit { n, .. } => n,
+            _ => 4,
+        };
+        self.s.offender = NONE;
+        if challenge {
+            let bluff = !self.s.wd4_legal;
+            self.ev.challenge(victim as usize, offender as usize, bluff);
+            if bluff {
+                // The offender draws instead; [reading] the challenger then plays their turn.
+                self.take(offender, n, false);
+                self.begin_turn(victim);
+            } else {
+                self.take(victim, self.g.rules().options.challenge_penalty, false);
+                let next = self.next(victim);
+                self.begin_turn(next);
+            }
+        } else {
+            self.ev.hit(victim as usize, n as usize);
+            self.take(victim, n, false);
+            let next = self.next(victim);
+            self.begin_turn(next);
+        }
+        self.check_out(offender);
+    }
+
+    // ----- rounds ------------------------------------------------------------
+
+    /// C-2: shuffle, deal, turn the start card and apply it (A-7, F-8, K-3).
+    fn deal(&mut self) {
+        let s = &mut *self.s;
+        s.hands = [0; MAX_PLAYERS];
+        s.pile = self.g.all_cards;
+        s.discard = 0;
+        s.uno_called = 0;
+        s.pressed_on = [0; MAX_PLAYERS];
+        s.misses = 0;
+        s.last_fired = 0;
+        s.presses_since_refill = 0;
+        s.stack = 0;
+        s.stack_origin = NONE;
+        s.reversed = false;
+        s.round_points = [0; MAX_PLAYERS];
+        s.winner = NONE;
+        s.truncated = false;
+        s.pending_face = NONE;
+        s.pending_card = NONE;
+        s.target = NONE;
+        s.offender = NONE;
+        s.start = false;
+        s.bonus = false;
+        s.decisions = 0;
+        s.round += 1;
+        s.final_round = self.g.rules().options.scoring == Scoring::Challenge && s.num_active() == 2;
+        let hand = self.g.rules().options.hand_size;
+        let mut p = self.s.dealer;
+        for _ in 0..self.s.num_active() {
+            p = self.seat_after(p, false);
+            for _ in 0..hand {
+                self.draw_card(p);
+            }
+        }
+        // Turn the start card; some kinds go back and another is turned.
+        let card = loop {
+            let k = self.s.rng.below(self.s.pile.count_ones());
+            let c = select_bit(self.s.pile, k) as u8;
+            if self.g.redraw >> c & 1 == 0 {
+                break c;
+            }
+        };
+        self.s.pile &= !(1u128 << card);
+        self.s.discard = 1u128 << card;
+        self.s.top = card;
+        let face = self.g.face_of(card as usize);
+        self.ev.start_card(face);
+        self.s.colour = face.colour().map_or(NO_COLOUR, |c| c.index() as u8);
+        self.apply_start(face);
+    }
+
+    /// F-8, K-3: the start card's effect.
+    fn apply_start(&mut self, face: Face) {
+        let dealer = self.s.dealer;
+        let left = self.next(dealer);
+        let wild = face.is_wild();
+        let effect = self.g.effect[face.kind().index()];
+        let begin = match effect {
+            Effect::None | Effect::DiscardAll | Effect::TradeHands | Effect::Slap { .. } => left,
+            Effect::Skip => {
+                self.ev.skipped(left as usize);
+                self.next(left)
+            }
+            Effect::Reverse => {
+                if self.s.num_active() == 2 && !self.g.random_unit {
+                    self.ev.skipped(left as usize);
+                    self.next(left)
+                } else {
+                    self.s.reversed = true;
+                    self.ev.reversed();
+                    dealer
+                }
+            }
+            Effect::Hit { targeted: true, .. } if wild => {
+                // the player left of the dealer names the colour and launches the attack.
+                self.s.start = true;
+                self.s.current = left;
+                self.s.phase = Phase::ChooseColour;
+                return;
+            }
+            Effect::Hit { n, .. } => {
+                self.hit_victim(left, n);
+                self.next(left)
+            }
+            Effect::HitUntilFire => {
+                self.ev.hit(left as usize, 0);
+                self.press_until_fire(left);
+                self.next(left)
+            }
+            Effect::AllHit { n } => {
+                let mut p = left;
+                while p != dealer {
+                    self.hit_victim(p, n);
+                    p = self.seat_after(p, false);
+                }
+                left
+            }
+        };
+        if wild {
+            // The player who begins names the colour first ([reading] for Hit-Fire and Hit 4: ).
+            self.s.start = true;
+            self.s.current = begin;
+            self.s.phase = Phase::ChooseColour;
+        } else {
+            self.begin_turn(begin);
+        }
+    }
+
+    fn start_after_colour(&mut self) {
+        let face = self.g.face_of(self.s.top as usize);
+        if matches!(
+            self.g.effect[face.kind().index()],
+            Effect::Hit { targeted: true, .. }
+        ) {
+            self.s.phase = Phase::ChooseTarget;
+        } else {
+            self.s.start = false;
+            let seat = self.s.current;
+            self.begin_turn(seat);
+        }
+    }
+
+    fn start_after_target(&mut self) {
+        let face = self.g.face_of(self.s.top as usize);
+        let n = match self.g.effect[face.kind().index()] {
+            Effect::Hit { n, .. } => n,
+            _ => 2,
+        };
+        self.s.start = false;
+        let target = self.s.target;
+        self.hit_victim(target, n);
+        // play proceeds to the second player (the one after the attacker).
+        let next = self.next(self.s.current);
+        self.begin_turn(next);
+    }
+
+    /// C-5..C-7: score the round, update the match.
+    fn end_round(&mut self, winner: u8) {
+        let n = self.s.players as usize;
+        let g = self.g;
+        let opts = &g.rules().options;
+        let mut points = 0u32;
+        for p in 0..n {
+            if p != winner as usize {
+                let pts = g.points(self.s.hands[p]);
+                points += pts;
+                if opts.scoring != Scoring::Winner && self.s.active >> p & 1 == 1 {
+                    self.s.round_points[p] = pts;
+                    self.s.scores[p] += pts;
+                }
+            }
+        }
+        self.s.winner = winner;
+        self.s.pending_face = NONE;
+        self.s.stack = 0;
+        self.ev.round_over(Some(winner as usize), points);
+        let target = opts.target_score;
+        let over = match opts.scoring {
+            Scoring::Winner => {
+                self.s.round_points[winner as usize] = points;
+                self.s.scores[winner as usize] += points;
+                (self.s.scores[winner as usize] >= target).then_some(winner)
+            }
+            Scoring::Penalty => {
+                let reached = (0..n).any(|p| self.s.scores[p] >= target);
+                reached.then(|| {
+                    (0..n)
+                        .min_by_key(|&p| (self.s.scores[p], p))
+                        .map_or(winner, |p| p as u8)
+                })
+            }
+            Scoring::Challenge => {
+                for p in 0..n {
+                    if self.s.scores[p] >= target {
+                        self.s.active &= !(1 << p);
+                    }
+                }
+                if self.s.final_round || self.s.num_active() == 1 {
+                    Some(winner)
+                } else {
+                    None
+                }
+            }
+        };
+        match over {
+            Some(w) => {
+                self.s.match_winner = w;
+                self.s.phase = Phase::MatchOver;
+            }
+            None => self.s.phase = Phase::RoundOver,
+        }
+    }
+
+    /// Cuts the round short at the decision cap (truncation: no winner, no points).
+    fn truncate(&mut self) {
+        self.s.truncated = true;
+        self.s.winner = NONE;
+        self.s.phase = Phase::RoundOver;
+        self.s.pending_face = NONE;
+        self.s.stack = 0;
+        self.ev.round_over(None, 0);
+    }
+}

@@ -1,0 +1,70 @@
+//! Errors as types: bad configuration and illegal moves.
+
+use thiserror::Error;
+
+/// A configuration that cannot make a game.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ConfigError {
+    /// Not one of the built-in presets, nor an existing file.
+    #[error(
+        "unknown rules `{0}`: expected one of attack-1999, attack-2010, attack-modern, flash, classic, or a TOML file path"
+    )]
+    UnknownPreset(String),
+    /// The TOML text does not parse or does not fit the schema.
+    #[error("invalid rules TOML: {0}")]
+    Toml(String),
+    /// A file could not be read.
+    #[error("cannot read rules file {0}")]
+    Io(String),
+    /// The values are out of range or inconsistent.
+    #[error("invalid rules: {0}")]
+    Invalid(String),
+    /// Player count outside 2..=10 (C-1).
+    #[error("invalid player count {0}: UNO needs 2 to 10 players (C-1)")]
+    Players(usize),
+    /// The deck cannot deal every hand and a start card.
+    #[error("deck of {deck} cards cannot deal {players} hands of {hand} plus a start card")]
+    DeckTooSmall {
+        /// Cards in the deck.
+        deck: usize,
+        /// Players.
+        players: usize,
+        /// Cards per hand.
+        hand: usize,
+    },
+}
+
+/// An action the engine refused; the state is unchanged.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum ActionError {
+    /// Action id outside the action space.
+    #[error("action id {0} is out of range (the action space has {1} actions)")]
+    OutOfRange(usize, usize),
+    /// The round (or match) is over.
+    #[error("the round is over: no action can be applied (start the next round or reset)")]
+    RoundOver,
+    /// Not legal here, with the reason.
+    #[error("illegal action `{action}` in phase {phase}: {reason}")]
+    Illegal {
+        /// The action's name.
+        action: String,
+        /// The decision phase.
+        phase: String,
+        /// Why it is not legal.
+        reason: String,
+    },
+}
+
+/// A scenario that does not describe a valid position.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ScenarioError {
+    /// The configuration is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// More copies of a face than the deck has.
+    #[error("scenario uses more `{0}` cards than the deck holds")]
+    TooMany(String),
+    /// Inconsistent fields.
+    #[error("invalid scenario: {0}")]
+    Invalid(String),
+}

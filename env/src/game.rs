@@ -1,0 +1,388 @@
+//! The static part of a game (OpenSpiel's *game*): rules compiled into lookup
+//! tables, the player count, and the sizes of the spaces.
+//!
+//! Physical cards are numbered `0..deck_size` in deck-list order; a set of cards
+//! is a `u128` bit set, so matching, legality and card counting are a few
+//! bitwise operations. Every table here is derived from [`Rules`]; nothing is
+//! specific to an edition.
+
+use crate::action::NUM_ACTIONS;
+use crate::card::{Face, Kind, NUM_COLOURS, NUM_FACES, NUM_KINDS};
+use crate::error::ConfigError;
+use crate::rules::{CardCount, Effect, LauncherModel, Rules, Supply, TurnOrder};
+
+/// Most players at a table (C-1).
+pub const MAX_PLAYERS: usize = 10;
+/// Fewest players at a table (C-1).
+pub const MIN_PLAYERS: usize = 2;
+/// Longest card-count distribution the launcher supports.
+pub const MAX_FIRE: usize = 32;
+
+/// The launcher (or draw pile) compiled for fast sampling.
+#[derive(Clone, Debug)]
+pub(crate) enum Launcher {
+    /// A draw pile: every "press" draws exactly one card.
+    Pile,
+    /// Fires with probability `hazard[min(misses, len - 1)]`.
+    Hazard {
+        hazard: [f32; 16],
+        len: u8,
+        cdf: [f32; MAX_FIRE],
+        max: u8,
+    },
+    /// Fires on the presses in `fires` (bit i = press i+1 since refill, mod period).
+    Pattern {
+        fires: u128,
+        period: u16,
+        cdf: [f32; MAX_FIRE],
+        max: u8,
+    },
+    /// Always one card.
+    DrawOne,
+    /// A fixed list of outcomes, cycled.
+    Scripted(Vec<u8>),
+}
+
+/// Cumulative distribution of `1 + NegBin(r, mean)` capped at `max` (index i = i+1 cards).
+fn count_cdf(c: &CardCount) -> ([f32; MAX_FIRE], u8) {
+    let max = (c.max as usize).min(MAX_FIRE);
+    let p = c.r / (c.r + c.mean);
+    let mut pmf = p.powf(c.r);
+    let mut acc = 0.0f64;
+    let mut cdf = [1.0f32; MAX_FIRE];
+    for (k, slot) in cdf.iter_mut().enumerate().take(max - 1) {
+        acc += pmf;
+        *slot = acc as f32;
+        pmf *= (k as f64 + c.r) / (k as f64 + 1.0) * (1.0 - p);
+    }
+    (cdf, max as u8)
+}
+
+/// Compiled, immutable description of one game: rules, table size, tables.
+#[derive(Clone, Debug)]
+pub struct Game {
+    rules: Rules,
+    players: u8,
+    pub(crate) deck_size: u8,
+    pub(crate) card_face: [u8; 128],
+    pub(crate) all_cards: u128,
+    pub(crate) face_cards: [u128; NUM_FACES],
+    pub(crate) colour_cards: [u128; NUM_COLOURS],
+    pub(crate) kind_cards: [u128; NUM_KINDS],
+    pub(crate) wild_cards: u128,
+    pub(crate) stackable: u128,
+    pub(crate) not_last: u128,
+    pub(crate) restricted: u128,
+    pub(crate) redraw: u128,
+    pub(crate) face_score: [u16; NUM_FACES],
+    pub(crate) effect: [Effect; NUM_KINDS],
+    pub(crate) launcher: Launcher,
+    pub(crate) random_unit: bool,
+    pub(crate) face_in_deck: u128,
+}
+
+impl Game {
+    /// Compiles `rules` for a table of `players` (2..=10, C-1).
+    pub fn new(rules: Rules, players: usize) -> Result<Game, ConfigError> {
+        rules.validate()?;
+        if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&players) {
+            return Err(ConfigError::Players(players));
+        }
+        let size = rules.deck_size();
+        let hand = rules.options.hand_size as usize;
+        if size < players * hand + 1 {
+            return Err(ConfigError::DeckTooSmall {
+                deck: size,
+                players,
+                hand,
+            });
+        }
+        let mut g = Game {
+            players: players as u8,
+            deck_size: size as u8,
+            card_face: [0; 128],
+            all_cards: 0,
+            face_cards: [0; NUM_FACES],
+            colour_cards: [0; NUM_COLOURS],
+            kind_cards: [0; NUM_KINDS],
+            wild_cards: 0,
+            stackable: 0,
+            not_last: 0,
+            restricted: 0,
+            redraw: 0,
+            face_score: [0; NUM_FACES],
+            effect: [Effect::None; NUM_KINDS],
+            launcher: Launcher::Pile,
+            random_unit: rules.options.turn_order == TurnOrder::RandomUnit,
+            face_in_deck: 0,
+            rules,
+        };
+        let mut i = 0usize;
+        for (kind, n) in g.rules.deck.clone() {
+            let faces: Vec<Face> = if kind.is_wild() {
+                vec![Face::wild(kind).expect("wild"); n as usize]
+            } else {
+                crate::card::Colour::ALL
+                    .iter()
+                    .flat_map(|c| {
+                        std::iter::repeat_n(Face::coloured(kind, *c).expect("coloured"), n as usize)
+                    })
+                    .collect()
+            };
+            for f in faces {
+                let bit = 1u128 << i;
+                g.card_face[i] = f.0;
+                g.all_cards |= bit;
+                g.face_cards[f.index()] |= bit;
+                g.kind_cards[kind.index()] |= bit;
+                g.face_in_deck |= 1u128 << f.index();
+                match f.colour() {
+                    Some(c) => g.colour_cards[c.index()] |= bit,
+                    None => g.wild_cards |= bit,
+                }
+                i += 1;
+            }
+        }
+        let targeted_draws = g.rules.options.targeted_draws;
+        for (kind, r) in &g.rules.kinds {
+            let mut eff = r.effect;
+            if let Effect::Hit { n, targeted: false } = eff {
+                if targeted_draws && !kind.is_wild() {
+                    eff = Effect::Hit { n, targeted: true };
+                }
+            }
+            g.effect[kind.index()] = eff;
+            let cards = g.kind_cards[kind.index()];
+            if r.stackable {
+                g.stackable |= cards;
+            }
+            if r.not_last {
+                g.not_last |= cards;
+            }
+            if r.no_active_colour {
+                g.restricted |= cards;
+            }
+            if r.start_redraw {
+                g.redraw |= cards;
+            }
+        }
+        for f in Face::all() {
+            g.face_score[f.index()] = g.rules.kinds.get(&f.kind()).map_or(0, |r| r.score);
+        }
+        if g.all_cards & !g.redraw == 0 {
+            return Err(ConfigError::Invalid(
+                "every card is returned when turned as the start card".into(),
+            ));
+        }
+        g.launcher = match (g.rules.supply, &g.rules.launcher) {
+            (Supply::Pile, _) => Launcher::Pile,
+            (Supply::Launcher, LauncherModel::Hazard { hazard, cards }) => {
+                let mut h = [0f32; 16];
+                for (d, s) in h.iter_mut().zip(hazard) {
+                    *d = *s as f32;
+                }
+                let (cdf, max) = count_cdf(cards);
+                Launcher::Hazard {
+                    hazard: h,
+                    len: hazard.len() as u8,
+                    cdf,
+                    max,
+                }
+            }
+            (Supply::Launcher, LauncherModel::Bernoulli { p, cards }) => {
+                let mut h = [0f32; 16];
+                h[0] = *p as f32;
+                let (cdf, max) = count_cdf(cards);
+                Launcher::Hazard {
+                    hazard: h,
+                    len: 1,
+                    cdf,
+                    max,
+                }
+            }
+            (
+                Supply::Launcher,
+                LauncherModel::Pattern {
+                    fires,
+                    period,
+                    cards,
+                },
+            ) => {
+                let bits = fires.iter().fold(0u128, |m, f| m | 1u128 << (f - 1));
+                let (cdf, max) = count_cdf(cards);
+                Launcher::Pattern {
+                    fires: bits,
+                    period: *period,
+                    cdf,
+                    max,
+                }
+            }
+            (Supply::Launcher, LauncherModel::DrawOne) => Launcher::DrawOne,
+            (Supply::Launcher, LauncherModel::Scripted { outcomes }) => {
+                Launcher::Scripted(outcomes.clone())
+            }
+        };
+        Ok(g)
+    }
+
+    /// Compiles a preset or TOML file for `players`.
+    pub fn from_spec(spec: &str, players: usize) -> Result<Game, ConfigError> {
+        Game::new(Rules::load(spec)?, players)
+    }
+
+    /// The rules this game was compiled from.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// Players at the table.
+    pub fn num_players(&self) -> usize {
+        self.players as usize
+    }
+
+    /// Cards in the deck.
+    pub fn deck_size(&self) -> usize {
+        self.deck_size as usize
+    }
+
+    /// Size of the action space (the same for every edition and table size).
+    pub fn num_actions(&self) -> usize {
+        NUM_ACTIONS
+    }
+
+    /// The face of physical card `card`.
+    pub fn face_of(&self, card: usize) -> Face {
+        Face(self.card_face[card])
+    }
+
+    /// Physical cards bearing `face`, as a bit set.
+    pub fn cards_of_face(&self, face: Face) -> u128 {
+        self.face_cards[face.index()]
+    }
+
+    /// Every physical card of the deck, as a bit set.
+    pub fn all_cards(&self) -> u128 {
+        self.all_cards
+    }
+
+    /// Points a card left in hand scores (C-6).
+    pub fn score_of(&self, face: Face) -> u16 {
+        self.face_score[face.index()]
+    }
+
+    /// The effect a kind has in this game (after options such as `targeted_draws`).
+    pub fn effect_of(&self, kind: Kind) -> Effect {
+        self.effect[kind.index()]
+    }
+
+    /// True when faces of this kind are in the deck.
+    pub fn has_face(&self, face: Face) -> bool {
+        self.face_in_deck >> face.index() & 1 == 1
+    }
+
+    /// True when a draw pile (not a launcher) supplies cards.
+    pub fn uses_pile(&self) -> bool {
+        matches!(self.launcher, Launcher::Pile)
+    }
+
+    /// True when UNO Flash's random unit picks who plays next (F-1).
+    pub fn random_unit(&self) -> bool {
+        self.random_unit
+    }
+
+    /// True when a kind counts as a Hit card for Mega Hit stacking.
+    pub fn is_stackable(&self, face: Face) -> bool {
+        self.face_cards[face.index()] & self.stackable != 0
+    }
+
+    /// Total points of the cards in a set (C-6).
+    pub fn points(&self, cards: u128) -> u32 {
+        iter_bits(cards)
+            .map(|c| self.face_score[self.card_face[c] as usize] as u32)
+            .sum()
+    }
+}
+
+/// Iterates the indices of the set bits of a 128-bit set, lowest first.
+pub fn iter_bits(mut m: u128) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            Some(i)
+        }
+    })
+}
+
+/// Index of the `k`-th (0-based) set bit of `m`; `k` must be below `m.count_ones()`.
+#[inline]
+pub(crate) fn select_bit(m: u128, k: u32) -> u32 {
+    let lo = m as u64;
+    let c = lo.count_ones();
+    if k < c {
+        select64(lo, k)
+    } else {
+        64 + select64((m >> 64) as u64, k - c)
+    }
+}
+
+#[inline]
+fn select64(x: u64, mut k: u32) -> u32 {
+    let mut base = 0;
+    let mut x = x;
+    // Skip whole bytes by popcount, then scan the byte.
+    loop {
+        let c = (x as u8).count_ones();
+        if k < c {
+            break;
+        }
+        k -= c;
+        x >>= 8;
+        base += 8;
+    }
+    let mut b = x as u8;
+    for _ in 0..k {
+        b &= b - 1;
+    }
+    base + b.trailing_zeros()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn select_bit_matches_naive() {
+        let masks = [
+            1u128,
+            0xF0F0,
+            u128::MAX,
+            (1u128 << 100) | (1 << 3) | (1 << 64),
+            0x8000_0000_0000_0001u128 << 60,
+        ];
+        for m in masks {
+            let bits: Vec<usize> = iter_bits(m).collect();
+            for (k, b) in bits.iter().enumerate() {
+                assert_eq!(select_bit(m, k as u32) as usize, *b);
+            }
+        }
+    }
+
+    #[test]
+    fn count_distribution_has_mean_three_and_a_half() {
+        let (cdf, max) = count_cdf(&CardCount::default());
+        assert_eq!(max, 12);
+        let mut mean = 0.0;
+        let mut prev = 0.0;
+        for (i, c) in cdf.iter().take(max as usize).enumerate() {
+            mean += (i + 1) as f64 * (*c as f64 - prev);
+            prev = *c as f64;
+        }
+        assert!((mean - 3.5).abs() < 0.05, "mean {mean}");
+        // P(>= 8) about 5 % (launcher.md).
+        let p8 = 1.0 - cdf[6] as f64;
+        assert!((0.03..0.07).contains(&p8), "P(>=8) {p8}");
+    }
+}

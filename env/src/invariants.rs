@@ -1,0 +1,84 @@
+//! The invariant checker: card conservation and consistency of a state.
+
+use crate::game::Game;
+use crate::state::{Phase, State};
+
+impl Game {
+    /// Checks that every card is in exactly one place, the top card is on the
+    /// discard pile, and hands, phases, UNO flags and scores agree. Returns the
+    /// first violation found.
+    pub fn check_invariants(&self, s: &State) -> Result<(), String> {
+        let n = self.num_players();
+        let mut seen = s.pile;
+        if s.pile & s.discard != 0 {
+            return Err("a card is both in the launcher/draw pile and on the discard pile".into());
+        }
+        seen |= s.discard;
+        for p in 0..n {
+            if s.hands[p] & seen != 0 {
+                return Err(format!("seat {p} holds a card that is also elsewhere"));
+            }
+            seen |= s.hands[p];
+        }
+        if s.hands[n..].iter().any(|h| *h != 0) {
+            return Err("a seat beyond the table holds cards".into());
+        }
+        if seen != self.all_cards() {
+            return Err(format!(
+                "card conservation: {} cards accounted for, deck has {}",
+                seen.count_ones(),
+                self.deck_size()
+            ));
+        }
+        if s.discard >> s.top & 1 == 0 {
+            return Err("the top card is not on the discard pile".into());
+        }
+        for p in 0..n {
+            if s.uno_called(p) && s.hand_len(p) != 1 {
+                return Err(format!(
+                    "seat {p} has an UNO call but holds {} cards",
+                    s.hand_len(p)
+                ));
+            }
+            if !s.is_active(p) && s.hands[p] != 0 {
+                return Err(format!("eliminated seat {p} holds cards"));
+            }
+        }
+        match s.phase {
+            Phase::RoundOver | Phase::MatchOver => {
+                if let Some(w) = s.round_winner() {
+                    if s.hands[w] != 0 {
+                        return Err(format!("round winner {w} still holds cards"));
+                    }
+                } else if !s.truncated {
+                    return Err("round over with no winner and no truncation".into());
+                }
+                if s.phase == Phase::MatchOver && s.match_winner().is_none() {
+                    return Err("match over with no winner".into());
+                }
+            }
+            phase => {
+                let c = s.current as usize;
+                if c >= n || !s.is_active(c) {
+                    return Err(format!("current seat {c} is not an active seat"));
+                }
+                if phase != Phase::ChooseColour && s.active_colour().is_none() {
+                    return Err("no active colour outside a colour decision".into());
+                }
+                if phase == Phase::Stack && s.stack == 0 {
+                    return Err("stack phase with no pending hits".into());
+                }
+                if self.legal_mask(s) == 0 {
+                    return Err(format!("no legal action in phase {}", phase.name()));
+                }
+                if (0..n).filter(|&p| s.is_active(p)).all(|p| s.hands[p] == 0) {
+                    return Err("every hand is empty while the round goes on".into());
+                }
+            }
+        }
+        if s.phase != Phase::MatchOver && s.match_winner().is_some() {
+            return Err("match winner set while the match goes on".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,785 @@
+//! Editions as data: deck list, card effects, scores and options.
+//!
+//! A [`Rules`] value is everything that distinguishes one edition from another.
+//! The five presets of `RULES.md` are built in ([`Rules::preset`]); a TOML file
+//! can start from a preset (`preset = "attack-2010"`) and override any field, so
+//! a house rule is a config change, not a code change. The engine never
+//! branches on an edition's name: only on the data here.
+
+use crate::card::{Kind, NUM_COLOURED_KINDS};
+use crate::error::ConfigError;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The names of the built-in presets.
+pub const PRESETS: [&str; 5] = [
+    "attack-1999",
+    "attack-2010",
+    "attack-modern",
+    "flash",
+    "classic",
+];
+
+/// Largest deck the engine supports (cards are tracked in a 128-bit set).
+pub const MAX_DECK: usize = 128;
+
+/// Most presses "press until it fires" makes before it stops (a guard against
+/// launcher models that never fire; L-3).
+pub const MAX_PRESSES_UNTIL_FIRE: u32 = 64;
+
+/// What a card does when it is played (and, with a few documented exceptions,
+/// when it is turned as the start card).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum Effect {
+    /// No effect (numbers, plain Wild, Wild Customizable by default).
+    None,
+    /// The next player loses their turn (A-4, K-2, F-5).
+    Skip,
+    /// The direction of play reverses; with two players it acts as Skip (C-8).
+    Reverse,
+    /// The victim takes `n` (presses n times, or draws n) and loses their turn
+    /// (A-3, K-1, F-4, A-18). `targeted`: the player names the victim.
+    Hit {
+        /// Presses (launcher) or cards (draw pile).
+        n: u8,
+        /// The player chooses the victim among the other players.
+        #[serde(default)]
+        targeted: bool,
+    },
+    /// The next player presses until the launcher fires.
+    HitUntilFire,
+    /// Every other player, from the next one on, takes `n`.
+    AllHit {
+        /// Presses each.
+        n: u8,
+    },
+    /// Also discards every other card of its colour from the player's hand.
+    DiscardAll,
+    /// The player swaps hands with another player of their choice.
+    TradeHands,
+    /// Every opponent races; the slowest takes `n` (F-7).
+    Slap {
+        /// Cards the slowest draws.
+        n: u8,
+    },
+}
+
+/// How one kind of card behaves in an edition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KindRule {
+    /// What it does.
+    pub effect: Effect,
+    /// Points it scores when left in a hand (C-6).
+    pub score: u16,
+    /// May only be played while holding no card of the active colour; the victim
+    /// may challenge a bluff (F-6, Wild Draw Four).
+    #[serde(default)]
+    pub no_active_colour: bool,
+    /// Counts as a Hit card for Mega Hit stacking.
+    #[serde(default)]
+    pub stackable: bool,
+    /// Turned as the start card, it is returned and another card turned (A-9, F-8, K-3).
+    #[serde(default)]
+    pub start_redraw: bool,
+    /// Cannot be played as the player's last card (A-9, Trade Hands).
+    #[serde(default)]
+    pub not_last: bool,
+}
+
+impl KindRule {
+    /// A rule with just an effect and a score.
+    pub fn new(effect: Effect, score: u16) -> Self {
+        KindRule {
+            effect,
+            score,
+            no_active_colour: false,
+            stackable: false,
+            start_redraw: false,
+            not_last: false,
+        }
+    }
+}
+
+/// Where cards come from when a player must take some.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Supply {
+    /// The UNO Attack! card launcher: a press fires zero or more cards (A-1, L-1).
+    Launcher,
+    /// A face-down draw pile: one card per draw (F-2, F-9).
+    Pile,
+}
+
+/// How many cards a firing press shoots out: `1 + NegativeBinomial(r, mean)`,
+/// capped at `max` (and at the cards loaded).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CardCount {
+    /// Negative binomial shape parameter.
+    pub r: f64,
+    /// Mean of the negative binomial part (the count's mean is 1 + mean before capping).
+    pub mean: f64,
+    /// Most cards one firing shoots out.
+    pub max: u8,
+}
+
+impl Default for CardCount {
+    fn default() -> Self {
+        CardCount {
+            r: 3.0,
+            mean: 2.5,
+            max: 12,
+        }
+    }
+}
+
+/// The launcher's random mechanism (L-1, `shared/notes/launcher.md`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "model", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum LauncherModel {
+    /// Fires with a probability that depends on the misses since the last
+    /// firing (`hazard[misses]`, the last entry repeating). Default
+    /// `(0.20, 0.20, 0.55, 1.00)`.
+    Hazard {
+        /// Firing probability by misses since the last firing.
+        hazard: Vec<f64>,
+        /// Cards per firing.
+        #[serde(default)]
+        cards: CardCount,
+    },
+    /// Memoryless: fires with probability `p`.
+    Bernoulli {
+        /// Firing probability.
+        p: f64,
+        /// Cards per firing.
+        #[serde(default)]
+        cards: CardCount,
+    },
+    /// Replays a fixed pattern of firing presses (1-based indices within
+    /// `period`), restarting on every refill.
+    Pattern {
+        /// Presses that fire, 1-based.
+        fires: Vec<u16>,
+        /// Length of the pattern.
+        period: u16,
+        /// Cards per firing.
+        #[serde(default)]
+        cards: CardCount,
+    },
+    /// Every press fires exactly one card (classic draw-pile behaviour).
+    DrawOne,
+    /// A given list of outcomes (cards fired per press, 0 = a miss), for tests;
+    /// it starts over when exhausted.
+    Scripted {
+        /// Cards fired by each press in turn.
+        outcomes: Vec<u8>,
+    },
+}
+
+impl LauncherModel {
+    /// The `hazard` default model.
+    pub fn hazard() -> Self {
+        LauncherModel::Hazard {
+            hazard: vec![0.20, 0.20, 0.55, 1.00],
+            cards: CardCount::default(),
+        }
+    }
+
+    /// The memoryless model with p = 0.35.
+    pub fn bernoulli() -> Self {
+        LauncherModel::Bernoulli {
+            p: 0.35,
+            cards: CardCount::default(),
+        }
+    }
+
+    /// The 96-press pattern listed in `shared/notes/launcher.md`.
+    pub fn pattern() -> Self {
+        LauncherModel::Pattern {
+            fires: vec![
+                2, 6, 9, 13, 17, 21, 24, 26, 27, 29, 32, 36, 37, 41, 44, 47, 48, 51, 54, 57, 58,
+                62, 66, 69, 72, 73, 77, 81, 84, 85, 88, 92, 93, 96,
+            ],
+            period: 96,
+            cards: CardCount::default(),
+        }
+    }
+
+    /// A model by preset name: `hazard`, `bernoulli`, `pattern`, `draw-one`.
+    pub fn by_name(name: &str) -> Option<Self> {
+        match name {
+            "hazard" => Some(Self::hazard()),
+            "bernoulli" => Some(Self::bernoulli()),
+            "pattern" => Some(Self::pattern()),
+            "draw-one" => Some(LauncherModel::DrawOne),
+            _ => None,
+        }
+    }
+}
+
+/// How the UNO call is handled (C-4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UnoCall {
+    /// The call is always made.
+    Auto,
+    /// A decision after playing the second-to-last card; not calling risks a catch.
+    Explicit,
+}
+
+/// Where play resumes after a Wild Attack-Attack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AttackResume {
+    /// 003's literal words: the second player from the attacker.
+    SkipNext,
+    /// 000's rule: the player after the target.
+    AfterTarget,
+}
+
+/// How a match is scored (C-7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scoring {
+    /// The round winner scores the others' cards; first to the target wins.
+    Winner,
+    /// Each player collects the points they were caught holding; at the target the lowest total wins.
+    Penalty,
+    /// As penalty, but reaching the target eliminates; the last two play a deciding head-to-head hand.
+    Challenge,
+}
+
+/// Who plays next (F-1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TurnOrder {
+    /// Round the table in the direction of play.
+    Direction,
+    /// UNO Flash's unit picks uniformly among all players each time.
+    RandomUnit,
+}
+
+/// Every rule option `RULES.md` names.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Options {
+    /// C-4 UNO call handling.
+    pub uno_call: UnoCall,
+    /// C-4 chance an opponent catches a missing UNO call.
+    pub catch_probability: f64,
+    /// A-8 hits stop at the first press that fires.
+    pub stop_hits_on_fire: bool,
+    /// A-14 Mega Hit stacking.
+    pub mega_hit: bool,
+    /// where play resumes after Wild Attack-Attack.
+    pub attack_resume: AttackResume,
+    /// A-21 after a Skip or Reverse the same player may play one more card.
+    pub bonus_play_after_skip: bool,
+    /// A-2 reload the launcher once the discard pile holds this many cards.
+    pub refill_at_discard: Option<u8>,
+    /// C-7 match scoring mode.
+    pub scoring: Scoring,
+    /// C-7 target score.
+    pub target_score: u32,
+    /// F-4 variant: the player names the victim of a (non-wild) draw/hit card.
+    pub targeted_draws: bool,
+    /// F-6 an illegal Wild Draw Four may be played as a bluff and challenged.
+    pub wd4_bluffing: bool,
+    /// F-2 a drawn card that is playable may be played at once.
+    pub draw_then_play: bool,
+    /// F-1 who plays next.
+    pub turn_order: TurnOrder,
+    /// C-2 cards dealt to each player.
+    pub hand_size: u8,
+    /// Decisions after which a round is cut short (truncation, not a rule).
+    pub max_decisions: u32,
+    /// F-3 chance per turn that a simulated player times out (0 = never).
+    pub timeout_chance: f64,
+    /// F-3 cards a time-out costs.
+    pub timeout_draw: u8,
+    /// C-4 cards (presses) the UNO penalty costs.
+    pub uno_penalty: u8,
+    /// F-6 cards the challenger takes when a challenged Wild Draw Four was legal.
+    pub challenge_penalty: u8,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            uno_call: UnoCall::Auto,
+            catch_probability: 1.0,
+            stop_hits_on_fire: false,
+            mega_hit: false,
+            attack_resume: AttackResume::AfterTarget,
+            bonus_play_after_skip: false,
+            refill_at_discard: None,
+            scoring: Scoring::Winner,
+            target_score: 500,
+            targeted_draws: false,
+            wd4_bluffing: true,
+            draw_then_play: true,
+            turn_order: TurnOrder::Direction,
+            hand_size: 7,
+            max_decisions: 10_000,
+            timeout_chance: 0.0,
+            timeout_draw: 2,
+            uno_penalty: 2,
+            challenge_penalty: 6,
+        }
+    }
+}
+
+/// One edition: deck, card behaviour, supply and options.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rules {
+    /// Display name (the preset's, or the user's).
+    pub name: String,
+    /// Cards per colour for coloured kinds, total for wild kinds.
+    pub deck: BTreeMap<Kind, u8>,
+    /// Behaviour of each kind in the deck.
+    pub kinds: BTreeMap<Kind, KindRule>,
+    /// Launcher or draw pile.
+    pub supply: Supply,
+    /// The launcher model (ignored with a draw pile).
+    pub launcher: LauncherModel,
+    /// Rule options.
+    #[serde(default)]
+    pub options: Options,
+}
+
+fn numbers(zero: u8, rest: u8) -> BTreeMap<Kind, u8> {
+    let mut d = BTreeMap::new();
+    for k in &Kind::ALL[..10] {
+        d.insert(*k, if *k == Kind::N0 { zero } else { rest });
+    }
+    d
+}
+
+fn number_rules(kinds: &mut BTreeMap<Kind, KindRule>) {
+    for k in &Kind::ALL[..10] {
+        kinds.insert(
+            *k,
+            KindRule::new(Effect::None, k.number().unwrap_or(0) as u16),
+        );
+    }
+}
+
+impl Rules {
+    /// A built-in preset by name (see [`PRESETS`]).
+    pub fn preset(name: &str) -> Result<Rules, ConfigError> {
+        let mut kinds = BTreeMap::new();
+        number_rules(&mut kinds);
+        let hit = |n| Effect::Hit { n, targeted: false };
+        let mut options = Options::default();
+        let (deck, supply) = match name {
+            "attack-1999" => {
+                let mut d = numbers(0, 2);
+                d.extend([
+                    (Kind::Hit2, 2),
+                    (Kind::Reverse, 2),
+                    (Kind::Skip, 2),
+                    (Kind::DiscardAll, 1),
+                    (Kind::TradeHands, 1),
+                    (Kind::Wild, 4),
+                    (Kind::WildAllHit, 2),
+                    (Kind::WildHitFire, 2),
+                ]);
+                kinds.insert(
+                    Kind::Hit2,
+                    KindRule {
+                        stackable: true,
+                        ..KindRule::new(hit(2), 20)
+                    },
+                );
+                kinds.insert(Kind::Reverse, KindRule::new(Effect::Reverse, 20));
+                kinds.insert(Kind::Skip, KindRule::new(Effect::Skip, 20));
+                kinds.insert(Kind::DiscardAll, KindRule::new(Effect::DiscardAll, 30));
+                kinds.insert(
+                    Kind::TradeHands,
+                    KindRule {
+                        not_last: true,
+                        start_redraw: true,
+                        ..KindRule::new(Effect::TradeHands, 30)
+                    },
+                );
+                kinds.insert(Kind::Wild, KindRule::new(Effect::None, 50));
+                kinds.insert(Kind::WildAllHit, KindRule::new(Effect::AllHit { n: 1 }, 50));
+                kinds.insert(Kind::WildHitFire, KindRule::new(Effect::HitUntilFire, 50));
+                (d, Supply::Launcher)
+            }
+            "attack-2010" => {
+                let mut d = numbers(0, 2);
+                d.extend([
+                    (Kind::Reverse, 1),
+                    (Kind::Skip, 2),
+                    (Kind::DiscardAll, 2),
+                    (Kind::Hit1, 1),
+                    (Kind::Hit2, 2),
+                    (Kind::Wild, 4),
+                    (Kind::WildAttackAttack, 4),
+                ]);
+                kinds.insert(Kind::Reverse, KindRule::new(Effect::Reverse, 20));
+                kinds.insert(Kind::Skip, KindRule::new(Effect::Skip, 20));
+                kinds.insert(
+                    Kind::Hit1,
+                    KindRule {
+                        stackable: true,
+                        ..KindRule::new(hit(1), 20)
+                    },
+                );
+                kinds.insert(
+                    Kind::Hit2,
+                    KindRule {
+                        stackable: true,
+                        ..KindRule::new(hit(2), 40)
+                    },
+                );
+                kinds.insert(Kind::DiscardAll, KindRule::new(Effect::DiscardAll, 30));
+                kinds.insert(Kind::Wild, KindRule::new(Effect::None, 50));
+                kinds.insert(
+                    Kind::WildAttackAttack,
+                    KindRule {
+                        stackable: true,
+                        ..KindRule::new(
+                            Effect::Hit {
+                                n: 2,
+                                targeted: true,
+                            },
+                            50,
+                        )
+                    },
+                );
+                options.stop_hits_on_fire = true;
+                options.mega_hit = true;
+                options.attack_resume = AttackResume::SkipNext;
+                (d, Supply::Launcher)
+            }
+            "attack-modern" => {
+                let mut d = numbers(0, 2);
+                d.extend([
+                    (Kind::Reverse, 1),
+                    (Kind::Hit2, 2),
+                    (Kind::Skip, 2),
+                    (Kind::DiscardAll, 2),
+                    (Kind::Wild, 4),
+                    (Kind::WildAttackAttack, 4),
+                    (Kind::WildCustom, 3),
+                    (Kind::WildHit4, 1),
+                ]);
+                kinds.insert(Kind::Reverse, KindRule::new(Effect::Reverse, 20));
+                kinds.insert(
+                    Kind::Hit2,
+                    KindRule {
+                        stackable: true,
+                        ..KindRule::new(hit(2), 20)
+                    },
+                );
+                kinds.insert(Kind::Skip, KindRule::new(Effect::Skip, 20));
+                kinds.insert(Kind::DiscardAll, KindRule::new(Effect::DiscardAll, 30));
+                kinds.insert(Kind::WildHit4, KindRule::new(hit(4), 40));
+                kinds.insert(Kind::Wild, KindRule::new(Effect::None, 50));
+                kinds.insert(
+                    Kind::WildAttackAttack,
+                    KindRule {
+                        stackable: true,
+                        ..KindRule::new(
+                            Effect::Hit {
+                                n: 2,
+                                targeted: true,
+                            },
+                            50,
+                        )
+                    },
+                );
+                // plays as a plain Wild unless the config gives it an effect.
+                kinds.insert(Kind::WildCustom, KindRule::new(Effect::None, 50));
+                options.attack_resume = AttackResume::AfterTarget;
+                (d, Supply::Launcher)
+            }
+            "flash" | "classic" => {
+                let third = if name == "flash" {
+                    Kind::Slap
+                } else {
+                    Kind::Reverse
+                };
+                let mut d = numbers(1, 2);
+                d.extend([
+                    (Kind::Draw2, 2),
+                    (Kind::Skip, 2),
+                    (third, 2),
+                    (Kind::Wild, 4),
+                    (Kind::WildDraw4, 4),
+                ]);
+                kinds.insert(Kind::Draw2, KindRule::new(hit(2), 20));
+                kinds.insert(Kind::Skip, KindRule::new(Effect::Skip, 20));
+                if name == "flash" {
+                    kinds.insert(
+                        Kind::Slap,
+                        KindRule {
+                            start_redraw: true,
+                            ..KindRule::new(Effect::Slap { n: 2 }, 20)
+                        },
+                    );
+                    options.turn_order = TurnOrder::RandomUnit;
+                } else {
+                    kinds.insert(Kind::Reverse, KindRule::new(Effect::Reverse, 20));
+                }
+                kinds.insert(Kind::Wild, KindRule::new(Effect::None, 50));
+                kinds.insert(
+                    Kind::WildDraw4,
+                    KindRule {
+                        no_active_colour: true,
+                        start_redraw: true,
+                        ..KindRule::new(hit(4), 50)
+                    },
+                );
+                (d, Supply::Pile)
+            }
+            other => return Err(ConfigError::UnknownPreset(other.to_string())),
+        };
+        let launcher = if supply == Supply::Launcher {
+            LauncherModel::hazard()
+        } else {
+            LauncherModel::DrawOne
+        };
+        let rules = Rules {
+            name: name.to_string(),
+            deck,
+            kinds,
+            supply,
+            launcher,
+            options,
+        };
+        rules.validate()?;
+        Ok(rules)
+    }
+
+    /// Rules from a preset name or a TOML file path.
+    pub fn load(spec: &str) -> Result<Rules, ConfigError> {
+        if PRESETS.contains(&spec) {
+            return Rules::preset(spec);
+        }
+        let path = std::path::Path::new(spec);
+        if !path.exists() {
+            return Err(ConfigError::UnknownPreset(spec.to_string()));
+        }
+        let text =
+            std::fs::read_to_string(path).map_err(|e| ConfigError::Io(format!("{spec}: {e}")))?;
+        Rules::from_toml_str(&text)
+    }
+
+    /// Rules from TOML text. A top-level `preset = "<name>"` starts from that
+    /// preset and every other key overrides it (tables merge key by key).
+    pub fn from_toml_str(text: &str) -> Result<Rules, ConfigError> {
+        let value: toml::Value =
+            toml::from_str(text).map_err(|e| ConfigError::Toml(e.message().to_string()))?;
+        Rules::from_toml_value(value)
+    }
+
+    /// Rules from a parsed TOML value (see [`Rules::from_toml_str`]).
+    pub fn from_toml_value(mut value: toml::Value) -> Result<Rules, ConfigError> {
+        let table = value
+            .as_table_mut()
+            .ok_or_else(|| ConfigError::Toml("expected a table".into()))?;
+        let merged = match table.remove("preset") {
+            Some(toml::Value::String(p)) => {
+                let base = Rules::preset(&p)?;
+                let mut base_v =
+                    toml::Value::try_from(&base).map_err(|e| ConfigError::Toml(e.to_string()))?;
+                // An overriding launcher replaces the base model whole (its fields differ by model).
+                if table.contains_key("launcher") {
+                    if let Some(t) = base_v.as_table_mut() {
+                        t.remove("launcher");
+                    }
+                }
+                merge(&mut base_v, value);
+                base_v
+            }
+            Some(_) => return Err(ConfigError::Toml("`preset` must be a string".into())),
+            None => value,
+        };
+        let rules: Rules = merged
+            .try_into()
+            .map_err(|e: toml::de::Error| ConfigError::Toml(e.message().to_string()))?;
+        rules.validate()?;
+        Ok(rules)
+    }
+
+    /// Rules as TOML text (round-trips through [`Rules::from_toml_str`]).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_default()
+    }
+
+    /// Total number of cards in the deck.
+    pub fn deck_size(&self) -> usize {
+        self.deck
+            .iter()
+            .map(|(k, n)| {
+                if k.is_wild() {
+                    *n as usize
+                } else {
+                    4 * *n as usize
+                }
+            })
+            .sum()
+    }
+
+    /// The rule for a kind (every kind in the deck has one after validation).
+    pub fn kind_rule(&self, kind: Kind) -> Option<&KindRule> {
+        self.kinds.get(&kind)
+    }
+
+    /// Checks that the rules describe a playable game.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |m: String| Err(ConfigError::Invalid(m));
+        let size = self.deck_size();
+        if size > MAX_DECK {
+            return bad(format!(
+                "deck has {size} cards; at most {MAX_DECK} are supported"
+            ));
+        }
+        for (k, n) in &self.deck {
+            if *n > 0 && !self.kinds.contains_key(k) {
+                return bad(format!(
+                    "deck has `{}` cards but `kinds` has no rule for them",
+                    k.name()
+                ));
+            }
+        }
+        for (k, r) in &self.kinds {
+            match r.effect {
+                Effect::Hit { n, .. } | Effect::AllHit { n } | Effect::Slap { n }
+                    if n == 0 || n > 20 =>
+                {
+                    return bad(format!(
+                        "`{}`: hit/draw count must be 1..=20, got {n}",
+                        k.name()
+                    ));
+                }
+                _ => {}
+            }
+            if r.no_active_colour && !matches!(r.effect, Effect::Hit { .. }) {
+                return bad(format!(
+                    "`{}`: no_active_colour (F-6) needs a hit/draw effect",
+                    k.name()
+                ));
+            }
+            if !k.is_wild() && (k.index() >= NUM_COLOURED_KINDS) {
+                return bad(format!("`{}` is not a coloured kind", k.name()));
+            }
+        }
+        let o = &self.options;
+        if !(0.0..=1.0).contains(&o.catch_probability) {
+            return bad(format!(
+                "catch_probability must be in [0, 1], got {}",
+                o.catch_probability
+            ));
+        }
+        if !(0.0..=1.0).contains(&o.timeout_chance) {
+            return bad(format!(
+                "timeout_chance must be in [0, 1], got {}",
+                o.timeout_chance
+            ));
+        }
+        if o.target_score == 0 {
+            return bad("target_score must be positive".into());
+        }
+        if o.hand_size == 0 {
+            return bad("hand_size must be positive".into());
+        }
+        if o.max_decisions == 0 {
+            return bad("max_decisions must be positive".into());
+        }
+        if let Some(n) = o.refill_at_discard {
+            if n < 2 {
+                return bad("refill_at_discard must be at least 2".into());
+            }
+        }
+        let check_count = |c: &CardCount| {
+            if !(c.r > 0.0 && c.r.is_finite() && c.mean >= 0.0 && c.mean.is_finite() && c.max >= 1)
+            {
+                return Err(ConfigError::Invalid(format!(
+                    "launcher cards: need r > 0, mean >= 0, max >= 1 (got r={}, mean={}, max={})",
+                    c.r, c.mean, c.max
+                )));
+            }
+            Ok(())
+        };
+        match &self.launcher {
+            LauncherModel::Hazard { hazard, cards } => {
+                if hazard.is_empty()
+                    || hazard.len() > 16
+                    || hazard.iter().any(|p| !(0.0..=1.0).contains(p))
+                {
+                    return bad("launcher hazard: 1 to 16 probabilities in [0, 1]".into());
+                }
+                if hazard.iter().all(|p| *p == 0.0) {
+                    return bad("launcher hazard: the launcher would never fire".into());
+                }
+                check_count(cards)?;
+            }
+            LauncherModel::Bernoulli { p, cards } => {
+                if !(*p > 0.0 && *p <= 1.0) {
+                    return bad(format!("launcher p must be in (0, 1], got {p}"));
+                }
+                check_count(cards)?;
+            }
+            LauncherModel::Pattern {
+                fires,
+                period,
+                cards,
+            } => {
+                if *period == 0
+                    || *period > 128
+                    || fires.is_empty()
+                    || fires.iter().any(|f| *f == 0 || f > period)
+                {
+                    return bad(
+                        "launcher pattern: period 1..=128 and firing presses in 1..=period".into(),
+                    );
+                }
+                check_count(cards)?;
+            }
+            LauncherModel::DrawOne => {}
+            LauncherModel::Scripted { outcomes } => {
+                if outcomes.is_empty() || outcomes.iter().all(|o| *o == 0) {
+                    return bad("launcher scripted: needs at least one outcome that fires".into());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Deep-merges `over` into `base`: tables merge key by key, anything else replaces.
+fn merge(base: &mut toml::Value, over: toml::Value) {
+    match (base, over) {
+        (toml::Value::Table(b), toml::Value::Table(o)) => {
+            for (k, v) in o {
+                match b.get_mut(&k) {
+                    Some(bv) if bv.is_table() && v.is_table() => merge(bv, v),
+                    _ => {
+                        b.insert(k, v);
+                    }
+                }
+            }
+        }
+        (b, o) => *b = o,
+    }
+}
+
+impl Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Kind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Kind::parse(&s).ok_or_else(|| serde::de::Error::custom(format!("unknown card kind `{s}`")))
+    }
+}

@@ -1,0 +1,297 @@
+//! One position (OpenSpiel's *state*): plain data, small, `Clone` and serde.
+//!
+//! Hands, launcher/draw pile and discard pile are 128-bit sets of physical
+//! cards (see [`crate::game`]). The state holds its own chance generator, so a
+//! serialized state continues exactly as the original would (C-9). Methods here
+//! only read; transitions live in [`crate::engine`].
+
+use crate::card::{Colour, Face};
+use crate::game::{Game, MAX_PLAYERS, iter_bits};
+use crate::rng::ChanceRng;
+use serde::{Deserialize, Serialize};
+
+/// "Nobody" / "no card" marker in byte fields.
+pub const NONE: u8 = u8::MAX;
+
+/// The decision a state is waiting for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[repr(u8)]
+pub enum Phase {
+    /// A normal turn: play a matching card or press/draw (C-3, A-1, F-2).
+    Play = 0,
+    /// Name the colour of the wild just played (or the start card's).
+    ChooseColour,
+    /// Choose another player (Trade Hands, Attack-Attack, targeted draws).
+    ChooseTarget,
+    /// A drawn card is playable: play it or keep it (F-2).
+    AfterDraw,
+    /// Hits are pending: stack a Hit card or press the total.
+    Stack,
+    /// A Wild Draw Four was played at you: challenge or accept (F-6).
+    Challenge,
+    /// You played your second-to-last card: call UNO or not (C-4, explicit).
+    UnoCall,
+    /// After a Skip or Reverse, play one more card or pass.
+    BonusPlay,
+    /// The round is over (someone went out, or it was cut short); the match goes on.
+    RoundOver,
+    /// The match is over.
+    MatchOver,
+}
+
+impl Phase {
+    /// All phases in index order.
+    pub const ALL: [Phase; 10] = [
+        Phase::Play,
+        Phase::ChooseColour,
+        Phase::ChooseTarget,
+        Phase::AfterDraw,
+        Phase::Stack,
+        Phase::Challenge,
+        Phase::UnoCall,
+        Phase::BonusPlay,
+        Phase::RoundOver,
+        Phase::MatchOver,
+    ];
+
+    /// Stable kebab-case name.
+    pub fn name(self) -> &'static str {
+        [
+            "play",
+            "choose-colour",
+            "choose-target",
+            "after-draw",
+            "stack",
+            "challenge",
+            "uno-call",
+            "bonus-play",
+            "round-over",
+            "match-over",
+        ][self as usize]
+    }
+
+    /// True when no decision is pending.
+    pub fn is_over(self) -> bool {
+        matches!(self, Phase::RoundOver | Phase::MatchOver)
+    }
+}
+
+/// One position of a match: every card's place, whose decision it is, scores,
+/// and the chance generator.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct State {
+    pub(crate) hands: [u128; MAX_PLAYERS],
+    pub(crate) pile: u128,
+    pub(crate) discard: u128,
+    pub(crate) rng: ChanceRng,
+    pub(crate) scores: [u32; MAX_PLAYERS],
+    pub(crate) round_points: [u32; MAX_PLAYERS],
+    pub(crate) pressed_on: [u8; MAX_PLAYERS],
+    pub(crate) uno_called: u16,
+    pub(crate) active: u16,
+    pub(crate) decisions: u32,
+    pub(crate) round: u16,
+    pub(crate) presses_since_refill: u16,
+    pub(crate) script_pos: u16,
+    pub(crate) players: u8,
+    pub(crate) top: u8,
+    pub(crate) colour: u8,
+    pub(crate) current: u8,
+    pub(crate) phase: Phase,
+    pub(crate) reversed: bool,
+    pub(crate) dealer: u8,
+    pub(crate) misses: u8,
+    pub(crate) last_fired: u8,
+    pub(crate) stack: u8,
+    pub(crate) stack_origin: u8,
+    pub(crate) pending_face: u8,
+    pub(crate) pending_card: u8,
+    pub(crate) stage: u8,
+    pub(crate) target: u8,
+    pub(crate) from: u8,
+    pub(crate) offender: u8,
+    pub(crate) wd4_legal: bool,
+    pub(crate) start: bool,
+    pub(crate) bonus: bool,
+    pub(crate) final_round: bool,
+    pub(crate) truncated: bool,
+    pub(crate) winner: u8,
+    pub(crate) match_winner: u8,
+}
+
+impl State {
+    /// Players at the table (eliminated ones included).
+    pub fn num_players(&self) -> usize {
+        self.players as usize
+    }
+
+    /// The decision phase.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// The seat whose decision it is (`None` when the round is over).
+    pub fn current_player(&self) -> Option<usize> {
+        (!self.phase.is_over()).then_some(self.current as usize)
+    }
+
+    /// True when the round is over (won or cut short).
+    pub fn is_round_over(&self) -> bool {
+        self.phase.is_over()
+    }
+
+    /// True when the match is over.
+    pub fn is_match_over(&self) -> bool {
+        self.phase == Phase::MatchOver
+    }
+
+    /// The round's winner (`None` while playing, or when it was cut short).
+    pub fn round_winner(&self) -> Option<usize> {
+        (self.winner != NONE).then_some(self.winner as usize)
+    }
+
+    /// The match's winner, once it is over.
+    pub fn match_winner(&self) -> Option<usize> {
+        (self.match_winner != NONE).then_some(self.match_winner as usize)
+    }
+
+    /// True when the round was cut short by the decision cap (truncation).
+    pub fn is_truncated(&self) -> bool {
+        self.truncated
+    }
+
+    /// Physical cards in `seat`'s hand.
+    pub fn hand(&self, seat: usize) -> u128 {
+        self.hands[seat]
+    }
+
+    /// Number of cards in `seat`'s hand.
+    pub fn hand_len(&self, seat: usize) -> usize {
+        self.hands[seat].count_ones() as usize
+    }
+
+    /// Faces in `seat`'s hand, one entry per card, in face order.
+    pub fn hand_faces(&self, game: &Game, seat: usize) -> Vec<Face> {
+        let mut v: Vec<Face> = iter_bits(self.hands[seat])
+            .map(|c| game.face_of(c))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Cards in the launcher / draw pile.
+    pub fn pile_len(&self) -> usize {
+        self.pile.count_ones() as usize
+    }
+
+    /// Physical cards in the launcher / draw pile.
+    pub fn pile(&self) -> u128 {
+        self.pile
+    }
+
+    /// Physical cards in the discard pile (its top included).
+    pub fn discard(&self) -> u128 {
+        self.discard
+    }
+
+    /// The discard pile's top card (physical index).
+    pub fn top_card(&self) -> usize {
+        self.top as usize
+    }
+
+    /// The face on top of the discard pile.
+    pub fn top_face(&self, game: &Game) -> Face {
+        game.face_of(self.top as usize)
+    }
+
+    /// The active colour (`None` only while a start wild's colour is being named).
+    pub fn active_colour(&self) -> Option<Colour> {
+        Colour::from_index(self.colour as usize)
+    }
+
+    /// +1 when play goes left (seat + 1), -1 when it goes right.
+    pub fn direction(&self) -> i32 {
+        if self.reversed { -1 } else { 1 }
+    }
+
+    /// Match scores (C-7): points won, or penalty points in the penalty and challenge modes.
+    pub fn scores(&self) -> &[u32] {
+        &self.scores[..self.players as usize]
+    }
+
+    /// Points each seat gained in the last finished round.
+    pub fn round_points(&self) -> &[u32] {
+        &self.round_points[..self.players as usize]
+    }
+
+    /// True when `seat` has called UNO on their last card.
+    pub fn uno_called(&self, seat: usize) -> bool {
+        self.uno_called >> seat & 1 == 1
+    }
+
+    /// True when `seat` is still in the match (not eliminated, C-7 challenge).
+    pub fn is_active(&self, seat: usize) -> bool {
+        self.active >> seat & 1 == 1
+    }
+
+    /// Number of seats still in the match.
+    pub fn num_active(&self) -> usize {
+        self.active.count_ones() as usize
+    }
+
+    /// Presses since the launcher last fired (public, L-2).
+    pub fn misses(&self) -> usize {
+        self.misses as usize
+    }
+
+    /// Cards the last press fired.
+    pub fn last_fired(&self) -> usize {
+        self.last_fired as usize
+    }
+
+    /// Pending hits of a Mega Hit stack.
+    pub fn pending_hits(&self) -> usize {
+        self.stack as usize
+    }
+
+    /// Colours (bit per colour) on which `seat` pressed/drew since they last played.
+    pub fn pressed_on(&self, seat: usize) -> u8 {
+        self.pressed_on[seat]
+    }
+
+    /// Decisions taken this round.
+    pub fn decisions(&self) -> u32 {
+        self.decisions
+    }
+
+    /// Rounds started in this match (1 for the first).
+    pub fn round(&self) -> usize {
+        self.round as usize
+    }
+
+    /// The dealer of this round.
+    pub fn dealer(&self) -> usize {
+        self.dealer as usize
+    }
+
+    /// The face whose play is being resolved (during colour/target/UNO decisions).
+    pub fn pending_face(&self) -> Option<Face> {
+        (self.pending_face != NONE).then_some(Face(self.pending_face))
+    }
+
+    /// The card drawn this turn that may be played (F-2), during [`Phase::AfterDraw`].
+    pub fn drawn_card(&self) -> Option<usize> {
+        (self.phase == Phase::AfterDraw).then_some(self.pending_card as usize)
+    }
+
+    /// The whole state as JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// A state from JSON written by [`State::to_json`].
+    pub fn from_json(text: &str) -> Result<State, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+}

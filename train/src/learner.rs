@@ -1,0 +1,1059 @@
+//! The PPO learner: owns the autodiff [`PolicyValueNet`], its AdamW optimizer and the
+//! hyper-parameters, runs clipped-PPO epochs over a [`RolloutBatch`] with global gradient-norm
+//! clipping, and saves/resumes itself (model + optimizer + RNG) as a checkpoint directory.
+
+use std::fs;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use burn::module::{Module, ModuleVisitor, Param};
+use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
+use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use uno_agents::neural::{
+    CheckpointMeta, MODEL_FILE, NetConfig, NeuralError, OPTIM_FILE, PolicyValueNet,
+    load_checkpoint_on, read_meta, save_weights, tmp_path_for, write_atomic, write_meta,
+};
+
+use crate::ppo::{LossStats, PpoLossConfig, PpoTensors, explained_variance, normalize_advantages};
+
+/// File name of the learner state (config, RNG, counters) inside a checkpoint directory.
+pub const LEARNER_FILE: &str = "learner.json";
+
+/// Hyper-parameters of the PPO learner.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LearnerConfig {
+    /// Base learning rate (the caller passes the current, possibly annealed, rate to `update`).
+    pub lr: f64,
+    /// PPO ratio clipping ε.
+    pub clip_eps: f32,
+    /// Value-loss weight.
+    pub value_coef: f32,
+    /// Entropy-bonus weight.
+    pub entropy_coef: f32,
+    /// Optional value clipping range (PPO2 style).
+    pub value_clip: Option<f32>,
+    /// Global gradient-norm clipping threshold (`None` = no clipping).
+    pub max_grad_norm: Option<f32>,
+    /// Passes over each rollout batch.
+    pub epochs: usize,
+    /// Samples per minibatch (the last minibatch of an epoch may be smaller).
+    pub minibatch_size: usize,
+    /// Normalise advantages per minibatch.
+    pub normalize_advantages: bool,
+    /// Stop the remaining epochs once an epoch's mean approx-KL exceeds this.
+    pub target_kl: Option<f32>,
+    /// AdamW decoupled weight decay.
+    pub weight_decay: f32,
+    /// AdamW ε.
+    pub adam_eps: f32,
+    /// Seed of the weight initialisation and of the minibatch shuffling.
+    pub seed: u64,
+}
+
+impl Default for LearnerConfig {
+    fn default() -> Self {
+        Self {
+            lr: 3e-4,
+            clip_eps: 0.2,
+            value_coef: 0.5,
+            entropy_coef: 0.01,
+            value_clip: None,
+            max_grad_norm: Some(0.5),
+            epochs: 4,
+            minibatch_size: 4096,
+            normalize_advantages: true,
+            target_kl: None,
+            weight_decay: 0.0,
+            adam_eps: 1e-5,
+            seed: 0,
+        }
+    }
+}
+
+impl LearnerConfig {
+    /// Checks that the values are usable.
+    pub fn validate(&self) -> Result<(), LearnerError> {
+        let bad = |m: &str| Err(LearnerError::InvalidConfig(m.to_string()));
+        if !(self.lr.is_finite() && self.lr >= 0.0) {
+            return bad("lr must be finite and >= 0");
+        }
+        if !(self.clip_eps.is_finite() && self.clip_eps > 0.0) {
+            return bad("clip_eps must be > 0");
+        }
+        if self.epochs == 0 || self.minibatch_size == 0 {
+            return bad("epochs and minibatch_size must be > 0");
+        }
+        if self
+            .max_grad_norm
+            .is_some_and(|m| !(m.is_finite() && m > 0.0))
+        {
+            return bad("max_grad_norm must be > 0");
+        }
+        if self.value_clip.is_some_and(|c| !(c.is_finite() && c > 0.0)) {
+            return bad("value_clip must be > 0");
+        }
+        Ok(())
+    }
+
+    fn loss_config(&self) -> PpoLossConfig {
+        PpoLossConfig {
+            clip_eps: self.clip_eps,
+            value_coef: self.value_coef,
+            entropy_coef: self.entropy_coef,
+            value_clip: self.value_clip,
+        }
+    }
+
+    fn optimizer(&self) -> ModuleOptimizer {
+        AdamWConfig::new()
+            .with_weight_decay(self.weight_decay)
+            .with_epsilon(self.adam_eps)
+            .init()
+    }
+}
+
+/// Errors of the learner: checkpoint problems, bad configs and bad batches.
+#[derive(Debug, thiserror::Error)]
+pub enum LearnerError {
+    /// A problem with the network checkpoint (see [`NeuralError`]).
+    #[error(transparent)]
+    Neural(#[from] NeuralError),
+    /// Invalid hyper-parameters.
+    #[error("invalid learner config: {0}")]
+    InvalidConfig(String),
+    /// A rollout batch with inconsistent lengths, out-of-range or illegal actions.
+    #[error("invalid rollout batch: {0}")]
+    InvalidBatch(String),
+    /// `learner.json` or `optim.bpk` is missing, unreadable or corrupt.
+    #[error("corrupt learner state {path}: {message}")]
+    CorruptState {
+        /// The offending file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// One PPO rollout, flattened row-major: `n` samples.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RolloutBatch {
+    /// Observations `[n * obs_dim]`.
+    pub obs: Vec<f32>,
+    /// Legal-action masks `[n * num_actions]` (true = legal).
+    pub masks: Vec<bool>,
+    /// Taken actions `[n]`.
+    pub actions: Vec<u32>,
+    /// Log-probability of each taken action under the behaviour policy `[n]`.
+    pub old_logp: Vec<f32>,
+    /// Advantages `[n]` (raw; the learner normalises per minibatch if configured).
+    pub advantages: Vec<f32>,
+    /// Value targets `[n]`.
+    pub returns: Vec<f32>,
+    /// Value predictions at collection time `[n]`.
+    pub old_values: Vec<f32>,
+}
+
+impl RolloutBatch {
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        self.actions.len()
+    }
+
+    /// True if the batch holds no sample.
+    pub fn is_empty(&self) -> bool {
+        self.actions.is_empty()
+    }
+
+    /// Removes every sample, keeping the allocations.
+    pub fn clear(&mut self) {
+        self.obs.clear();
+        self.masks.clear();
+        self.actions.clear();
+        self.old_logp.clear();
+        self.advantages.clear();
+        self.returns.clear();
+        self.old_values.clear();
+    }
+
+    /// Checks lengths, action ranges, legality of the taken actions and finiteness.
+    pub fn validate(&self, obs_dim: usize, num_actions: usize) -> Result<(), LearnerError> {
+        let n = self.len();
+        let bad = |m: String| Err(LearnerError::InvalidBatch(m));
+        for (name, len, want) in [
+            ("obs", self.obs.len(), n * obs_dim),
+            ("masks", self.masks.len(), n * num_actions),
+            ("old_logp", self.old_logp.len(), n),
+            ("advantages", self.advantages.len(), n),
+            ("returns", self.returns.len(), n),
+            ("old_values", self.old_values.len(), n),
+        ] {
+            if len != want {
+                return bad(format!("{name} has length {len}, expected {want}"));
+            }
+        }
+        for (i, &a) in self.actions.iter().enumerate() {
+            let a = a as usize;
+            if a >= num_actions {
+                return bad(format!(
+                    "sample {i}: action {a} >= num_actions {num_actions}"
+                ));
+            }
+            if !self.masks[i * num_actions + a] {
+                return bad(format!("sample {i}: action {a} is not legal in its mask"));
+            }
+        }
+        let finite = |v: &[f32]| v.iter().all(|x| x.is_finite());
+        if !(finite(&self.old_logp)
+            && finite(&self.advantages)
+            && finite(&self.returns)
+            && finite(&self.old_values))
+        {
+            return bad("non-finite old_logp/advantages/returns/old_values".into());
+        }
+        Ok(())
+    }
+}
+
+/// Diagnostics of one [`Learner::update`] (losses are means over minibatches).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct UpdateStats {
+    /// Mean total loss.
+    pub total_loss: f32,
+    /// Mean clipped-surrogate policy loss.
+    pub policy_loss: f32,
+    /// Mean value loss.
+    pub value_loss: f32,
+    /// Mean policy entropy.
+    pub entropy: f32,
+    /// Mean approximate KL between behaviour and updated policy.
+    pub approx_kl: f32,
+    /// Mean fraction of clipped ratios.
+    pub clip_frac: f32,
+    /// Mean global gradient norm before clipping.
+    pub grad_norm: f32,
+    /// Explained variance of the batch's old values w.r.t. its returns.
+    pub explained_variance: f32,
+    /// Learning rate used.
+    pub lr: f64,
+    /// Epochs actually run (fewer than configured if `target_kl` stopped early).
+    pub epochs: usize,
+    /// Optimizer steps taken.
+    pub minibatches: usize,
+    /// Samples in the batch.
+    pub samples: usize,
+    /// Wall-clock seconds spent in the update.
+    pub seconds: f64,
+}
+
+impl UpdateStats {
+    /// `(name, value)` pairs ready for a metrics sink (names like `"loss/policy"`).
+    pub fn scalars(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("loss/total", f64::from(self.total_loss)),
+            ("loss/policy", f64::from(self.policy_loss)),
+            ("loss/value", f64::from(self.value_loss)),
+            ("policy/entropy", f64::from(self.entropy)),
+            ("policy/approx_kl", f64::from(self.approx_kl)),
+            ("policy/clip_frac", f64::from(self.clip_frac)),
+            ("train/grad_norm", f64::from(self.grad_norm)),
+            (
+                "train/explained_variance",
+                f64::from(self.explained_variance),
+            ),
+            ("train/lr", self.lr),
+            ("train/epochs", self.epochs as f64),
+            ("train/update_seconds", self.seconds),
+        ]
+    }
+}
+
+/// Learner state stored in `learner.json` next to the model and optimizer.
+#[derive(Serialize, Deserialize)]
+struct LearnerState {
+    config: LearnerConfig,
+    net: NetConfig,
+    rng: ChaCha8Rng,
+    updates: u64,
+}
+
+/// PPO learner owning the autodiff model, the AdamW optimizer state and the shuffling RNG.
+pub struct Learner {
+    model: PolicyValueNet,
+    optim: ModuleOptimizer,
+    config: LearnerConfig,
+    net: NetConfig,
+    device: Device,
+    rng: ChaCha8Rng,
+    updates: u64,
+}
+
+impl std::fmt::Debug for Learner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Learner")
+            .field("config", &self.config)
+            .field("net", &self.net)
+            .field("updates", &self.updates)
+            .finish_non_exhaustive()
+    }
+}
+
+fn training_device() -> Device {
+    Device::flex().autodiff()
+}
+
+impl Learner {
+    /// A learner with a freshly initialised network (seeded by `config.seed`).
+    pub fn new(net: NetConfig, config: LearnerConfig) -> Result<Self, LearnerError> {
+        config.validate()?;
+        let device = training_device();
+        device.seed(config.seed);
+        let model = PolicyValueNet::new(&net, &device)?;
+        Ok(Self::assemble(model, net, config, device))
+    }
+
+    fn assemble(
+        model: PolicyValueNet,
+        net: NetConfig,
+        config: LearnerConfig,
+        device: Device,
+    ) -> Self {
+        Self {
+            optim: config.optimizer(),
+            rng: ChaCha8Rng::seed_from_u64(config.seed),
+            model,
+            config,
+            net,
+            device,
+            updates: 0,
+        }
+    }
+
+    /// Starts training from a policy checkpoint (weights only) with a fresh optimizer.
+    pub fn from_policy_checkpoint(
+        dir: &Path,
+        expected: Option<(u32, usize, usize)>,
+        config: LearnerConfig,
+    ) -> Result<(Self, CheckpointMeta), LearnerError> {
+        config.validate()?;
+        let device = training_device();
+        let (model, meta) = load_checkpoint_on(dir, expected, &device)?;
+        Ok((
+            Self::assemble(model, meta.net.clone(), config, device),
+            meta,
+        ))
+    }
+
+    /// Resumes a learner saved by [`save`](Self::save): weights, optimizer state, config,
+    /// RNG and update counter.
+    pub fn load(
+        dir: &Path,
+        expected: Option<(u32, usize, usize)>,
+    ) -> Result<(Self, CheckpointMeta), LearnerError> {
+        let meta = read_meta(dir)?;
+        if let Some(expected) = expected {
+            meta.check_expected(expected)?;
+        }
+        let state_path = dir.join(LEARNER_FILE);
+        let corrupt = |path: &Path, message: String| LearnerError::CorruptState {
+            path: path.to_path_buf(),
+            message,
+        };
+        let bytes = fs::read(&state_path).map_err(|e| corrupt(&state_path, e.to_string()))?;
+        let state: LearnerState =
+            serde_json::from_slice(&bytes).map_err(|e| corrupt(&state_path, e.to_string()))?;
+        state.config.validate()?;
+        if state.net != meta.net {
+            return Err(corrupt(
+                &state_path,
+                format!(
+                    "net config {:?} differs from meta.json's {:?}",
+                    state.net, meta.net
+                ),
+            ));
+        }
+        let device = training_device();
+        let (model, meta) = load_checkpoint_on(dir, None, &device)?;
+        let optim_path = dir.join(OPTIM_FILE);
+        if !optim_path.is_file() {
+            return Err(corrupt(&optim_path, "file is missing".into()));
+        }
+        let fresh = state.config.optimizer();
+        let optim = catch_unwind(AssertUnwindSafe(|| fresh.load(&optim_path)))
+            .map_err(|_| corrupt(&optim_path, "optimizer state could not be decoded".into()))?
+            .map_err(|e| corrupt(&optim_path, e.to_string()))?;
+        let learner = Self {
+            model,
+            optim,
+            config: state.config,
+            net: state.net,
+            device,
+            rng: state.rng,
+            updates: state.updates,
+        };
+        Ok((learner, meta))
+    }
+
+    /// Saves the learner into `dir`: `model.bpk`, `optim.bpk`, `learner.json`, then
+    /// `meta.json` last, each written atomically (temp file + rename).
+    pub fn save(&self, dir: &Path, meta: &CheckpointMeta) -> Result<(), LearnerError> {
+        meta.validate()?;
+        if meta.net != self.net {
+            return Err(LearnerError::InvalidConfig(format!(
+                "checkpoint meta describes net {:?}, learner has {:?}",
+                meta.net, self.net
+            )));
+        }
+        fs::create_dir_all(dir).map_err(|e| NeuralError::Io {
+            path: dir.to_path_buf(),
+            source: e,
+        })?;
+        save_weights(&self.model, &dir.join(MODEL_FILE))?;
+
+        let optim_path = dir.join(OPTIM_FILE);
+        let tmp = tmp_path_for(&optim_path);
+        let saved = self
+            .optim
+            .save(&tmp)
+            .map_err(|e| NeuralError::SaveWeights {
+                path: optim_path.clone(),
+                message: e.to_string(),
+            })
+            .and_then(|()| {
+                fs::rename(&tmp, &optim_path).map_err(|e| NeuralError::Io {
+                    path: optim_path.clone(),
+                    source: e,
+                })
+            });
+        if let Err(e) = saved {
+            let _ = fs::remove_file(&tmp);
+            return Err(e.into());
+        }
+
+        let state = LearnerState {
+            config: self.config.clone(),
+            net: self.net.clone(),
+            rng: self.rng.clone(),
+            updates: self.updates,
+        };
+        let json = serde_json::to_vec_pretty(&state).map_err(|e| LearnerError::CorruptState {
+            path: dir.join(LEARNER_FILE),
+            message: e.to_string(),
+        })?;
+        write_atomic(&dir.join(LEARNER_FILE), &json)?;
+        write_meta(dir, meta)?;
+        Ok(())
+    }
+
+    /// The hyper-parameters.
+    pub fn config(&self) -> &LearnerConfig {
+        &self.config
+    }
+
+    /// Replaces the hyper-parameters (e.g. after resuming with new settings); the optimizer
+    /// state is kept.
+    pub fn set_config(&mut self, config: LearnerConfig) -> Result<(), LearnerError> {
+        config.validate()?;
+        self.config = config;
+        Ok(())
+    }
+
+    /// The network shape.
+    pub fn net_config(&self) -> &NetConfig {
+        &self.net
+    }
+
+    /// Number of completed [`update`](Self::update) calls (restored on resume).
+    pub fn updates(&self) -> u64 {
+        self.updates
+    }
+
+    /// A copy of the current network without autodiff, for self-play / evaluation.
+    pub fn inference_model(&self) -> PolicyValueNet {
+        self.model.valid()
+    }
+
+    /// Runs `epochs` passes of shuffled-minibatch PPO over `batch` at learning rate `lr`.
+    ///
+    /// # Panics
+    /// If the batch is inconsistent (see [`RolloutBatch::validate`]); that is a bug in the
+    /// rollout collector, not a data error.
+    pub fn update(&mut self, batch: &RolloutBatch, lr: f64) -> UpdateStats {
+        let start = Instant::now();
+        if let Err(e) = batch.validate(self.net.obs_dim, self.net.num_actions) {
+            panic!("Learner::update: {e}");
+        }
+        let n = batch.len();
+        let mut stats = UpdateStats {
+            lr,
+            samples: n,
+            explained_variance: explained_variance(&batch.old_values, &batch.returns),
+            ..UpdateStats::default()
+        };
+        if n == 0 {
+            return stats;
+        }
+        let mut sum = LossStats::default();
+        let mut grad_norm_sum = 0.0f64;
+        let mut indices: Vec<usize> = (0..n).collect();
+        for _ in 0..self.config.epochs {
+            indices.shuffle(&mut self.rng);
+            let mut epoch_kl = 0.0f64;
+            let mut epoch_steps = 0usize;
+            for chunk in indices.chunks(self.config.minibatch_size) {
+                let (s, gn) = self.step_minibatch(batch, chunk, lr);
+                sum.total += s.total;
+                sum.policy_loss += s.policy_loss;
+                sum.value_loss += s.value_loss;
+                sum.entropy += s.entropy;
+                sum.approx_kl += s.approx_kl;
+                sum.clip_frac += s.clip_frac;
+                grad_norm_sum += f64::from(gn);
+                epoch_kl += f64::from(s.approx_kl);
+                epoch_steps += 1;
+                stats.minibatches += 1;
+            }
+            stats.epochs += 1;
+            if let Some(target) = self.config.target_kl
+                && epoch_kl / epoch_steps as f64 > f64::from(target)
+            {
+                break;
+            }
+        }
+        let m = stats.minibatches as f32;
+        stats.total_loss = sum.total / m;
+        stats.policy_loss = sum.policy_loss / m;
+        stats.value_loss = sum.value_loss / m;
+        stats.entropy = sum.entropy / m;
+        stats.approx_kl = sum.approx_kl / m;
+        stats.clip_frac = sum.clip_frac / m;
+        stats.grad_norm = (grad_norm_sum / f64::from(m)) as f32;
+        self.updates += 1;
+        stats.seconds = start.elapsed().as_secs_f64();
+        stats
+    }
+
+    /// Builds the loss inputs of the samples `idx` of `batch` on the training device.
+    fn minibatch_tensors(&self, batch: &RolloutBatch, idx: &[usize]) -> (Tensor<2>, PpoTensors) {
+        let (d, a, m) = (self.net.obs_dim, self.net.num_actions, idx.len());
+        let mut obs = Vec::with_capacity(m * d);
+        let mut masks = Vec::with_capacity(m * a);
+        for &i in idx {
+            obs.extend_from_slice(&batch.obs[i * d..(i + 1) * d]);
+            masks.extend_from_slice(&batch.masks[i * a..(i + 1) * a]);
+        }
+        let pick = |v: &[f32]| idx.iter().map(|&i| v[i]).collect::<Vec<f32>>();
+        let mut adv = pick(&batch.advantages);
+        if self.config.normalize_advantages {
+            normalize_advantages(&mut adv);
+        }
+        let actions: Vec<i64> = idx.iter().map(|&i| i64::from(batch.actions[i])).collect();
+        let dev = &self.device;
+        let t1 = |v: Vec<f32>| Tensor::<1>::from_data(TensorData::new(v, [m]), dev);
+        let obs = Tensor::<2>::from_data(TensorData::new(obs, [m, d]), dev);
+        // The logits/values fields are placeholders filled in by the caller after forward.
+        let placeholder = Tensor::<2>::zeros([m, a], dev);
+        let tensors = PpoTensors {
+            logits: placeholder,
+            values: Tensor::<1>::zeros([m], dev),
+            legal: Tensor::<2, Bool>::from_data(TensorData::new(masks, [m, a]), dev),
+            actions: Tensor::<2, Int>::from_data(TensorData::new(actions, [m, 1]), dev),
+            old_logp: t1(pick(&batch.old_logp)),
+            advantages: t1(adv),
+            returns: t1(pick(&batch.returns)),
+            old_values: t1(pick(&batch.old_values)),
+        };
+        (obs, tensors)
+    }
+
+    /// One optimizer step on one minibatch; returns its loss stats and pre-clip grad norm.
+    fn step_minibatch(&mut self, batch: &RolloutBatch, idx: &[usize], lr: f64) -> (LossStats, f32) {
+        let (obs, mut tensors) = self.minibatch_tensors(batch, idx);
+        let (logits, values) = self.model.forward(obs);
+        tensors.logits = logits;
+        tensors.values = values;
+        let (loss, stats) = crate::ppo::ppo_loss(tensors, &self.config.loss_config());
+        let mut grads = GradientsParams::from_grads(loss.backward(), &self.model);
+        let norm = global_grad_norm(&self.model, &grads);
+        if let Some(max) = self.config.max_grad_norm
+            && norm > max
+        {
+            scale_grads(&self.model, &mut grads, max / (norm + 1e-6));
+        }
+        self.model = self.optim.step(lr, self.model.clone(), grads);
+        (stats, norm)
+    }
+}
+
+/// Sums the squared gradients of every float parameter.
+struct GradSqSum<'a> {
+    grads: &'a GradientsParams,
+    total: Option<Tensor<1>>,
+}
+
+impl ModuleVisitor for GradSqSum<'_> {
+    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        if let Some(g) = self.grads.get::<D>(param.id) {
+            let s = (g.clone() * g).sum();
+            self.total = Some(match self.total.take() {
+                Some(t) => t + s,
+                None => s,
+            });
+        }
+    }
+}
+
+/// Multiplies every float parameter's gradient by a constant.
+struct GradScale<'a> {
+    grads: &'a mut GradientsParams,
+    factor: f32,
+}
+
+impl ModuleVisitor for GradScale<'_> {
+    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        if let Some(g) = self.grads.remove::<D>(param.id) {
+            self.grads.register(param.id, g.mul_scalar(self.factor));
+        }
+    }
+}
+
+/// Global L2 norm of all gradients of `model` (as PyTorch's `clip_grad_norm_` computes it).
+pub fn global_grad_norm<M: Module>(model: &M, grads: &GradientsParams) -> f32 {
+    let mut visitor = GradSqSum { grads, total: None };
+    model.visit(&mut visitor);
+    visitor
+        .total
+        .map_or(0.0, |t| t.into_scalar::<f32>().max(0.0).sqrt())
+}
+
+/// Multiplies all gradients of `model` by `factor` (global-norm clipping uses
+/// `max_norm / (norm + 1e-6)`).
+pub fn scale_grads<M: Module>(model: &M, grads: &mut GradientsParams, factor: f32) {
+    model.visit(&mut GradScale { grads, factor });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::Rng;
+    use uno_agents::neural::{META_FILE, NeuralPolicy, masked_argmax, sample_masked};
+
+    const STATES: usize = 4;
+    const ACTIONS: usize = 5;
+    const CORRECT: [usize; STATES] = [1, 3, 0, 4];
+
+    fn temp_dir(tag: &str) -> PathBuf {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        std::env::temp_dir().join(format!(
+            "uno-learner-test-{tag}-{}-{nanos}",
+            std::process::id()
+        ))
+    }
+
+    fn bandit_net() -> NetConfig {
+        NetConfig {
+            obs_dim: STATES,
+            num_actions: ACTIONS,
+            hidden: vec![32, 32],
+            layer_norm: false,
+        }
+    }
+
+    /// Action `(s + 4) % 5` is illegal in state `s`; the correct action is always legal.
+    fn bandit_mask(s: usize) -> [bool; ACTIONS] {
+        let mut m = [true; ACTIONS];
+        m[(s + 4) % ACTIONS] = false;
+        m
+    }
+
+    /// Collects one bandit rollout by sampling the current policy.
+    fn bandit_rollout(policy: &NeuralPolicy, n: usize, rng: &mut ChaCha8Rng) -> RolloutBatch {
+        let mut b = RolloutBatch::default();
+        let states: Vec<usize> = (0..n).map(|_| rng.random_range(0..STATES)).collect();
+        for &s in &states {
+            let mut o = [0.0; STATES];
+            o[s] = 1.0;
+            b.obs.extend_from_slice(&o);
+            b.masks.extend_from_slice(&bandit_mask(s));
+        }
+        let mut logits = vec![0.0; n * ACTIONS];
+        let mut values = vec![0.0; n];
+        policy
+            .forward_batch(&b.obs, &b.masks, n, &mut logits, Some(&mut values))
+            .expect("forward");
+        for (i, &s) in states.iter().enumerate() {
+            let row = i * ACTIONS..(i + 1) * ACTIONS;
+            let (a, logp) =
+                sample_masked(&logits[row.clone()], &b.masks[row], rng).expect("legal action");
+            let r = if a == CORRECT[s] { 1.0 } else { 0.0 };
+            b.actions.push(a as u32);
+            b.old_logp.push(logp);
+            b.old_values.push(values[i]);
+            b.advantages.push(r - values[i]);
+            b.returns.push(r);
+        }
+        b
+    }
+
+    /// Mean probability of the correct action over the 4 states, and greedy accuracy.
+    fn bandit_quality(policy: &NeuralPolicy) -> (f64, f64) {
+        let mut obs = vec![0.0; STATES * STATES];
+        let mut masks = Vec::new();
+        for s in 0..STATES {
+            obs[s * STATES + s] = 1.0;
+            masks.extend_from_slice(&bandit_mask(s));
+        }
+        let mut logits = vec![0.0; STATES * ACTIONS];
+        policy
+            .act_batch(&obs, &masks, STATES, &mut logits)
+            .expect("forward");
+        let (mut p, mut acc) = (0.0, 0.0);
+        for s in 0..STATES {
+            let row = &logits[s * ACTIONS..(s + 1) * ACTIONS];
+            let mask = &masks[s * ACTIONS..(s + 1) * ACTIONS];
+            let mut lp = [0.0f32; ACTIONS];
+            assert!(uno_agents::neural::masked_log_softmax(row, mask, &mut lp));
+            p += f64::from(lp[CORRECT[s]].exp());
+            if masked_argmax(row, mask) == Some(CORRECT[s]) {
+                acc += 1.0;
+            }
+        }
+        (p / STATES as f64, acc / STATES as f64)
+    }
+
+    fn bandit_config() -> LearnerConfig {
+        LearnerConfig {
+            lr: 3e-3,
+            epochs: 4,
+            minibatch_size: 64,
+            seed: 11,
+            ..LearnerConfig::default()
+        }
+    }
+
+    fn logits_of(net: PolicyValueNet, obs: &[f32], masks: &[bool], n: usize) -> Vec<f32> {
+        let policy = NeuralPolicy::new(net);
+        let mut out = vec![0.0; n * policy.num_actions()];
+        policy.act_batch(obs, masks, n, &mut out).expect("forward");
+        out
+    }
+
+    fn max_diff(a: &[f32], b: &[f32]) -> f32 {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f32::max)
+    }
+
+    #[test]
+    fn bandit_problem_is_learned() {
+        let mut learner = Learner::new(bandit_net(), bandit_config()).expect("learner");
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let (p0, _) = bandit_quality(&NeuralPolicy::new(learner.inference_model()));
+        assert!(p0 < 0.5, "fresh policy already good: {p0}");
+        let mut last = UpdateStats::default();
+        for _ in 0..40 {
+            let policy = NeuralPolicy::new(learner.inference_model());
+            let batch = bandit_rollout(&policy, 256, &mut rng);
+            last = learner.update(&batch, learner.config().lr);
+            let q = bandit_quality(&NeuralPolicy::new(learner.inference_model()));
+            eprintln!("{q:?} {last:?}");
+        }
+        let (p, acc) = bandit_quality(&NeuralPolicy::new(learner.inference_model()));
+        assert!(p > 0.9, "mean p(correct) = {p}, stats {last:?}");
+        assert_eq!(acc, 1.0);
+        assert_eq!(learner.updates(), 40);
+        assert_eq!(last.minibatches, 16);
+        assert_eq!(last.samples, 256);
+        assert!(last.entropy < 1.0 && last.entropy.is_finite(), "{last:?}");
+    }
+
+    #[test]
+    #[ignore]
+    fn tmp_bandit_seeds() {
+        for seed in 0..30u64 {
+            let cfg = LearnerConfig {
+                seed,
+                ..bandit_config()
+            };
+            let mut learner = Learner::new(bandit_net(), cfg).expect("learner");
+            let mut rng = ChaCha8Rng::seed_from_u64(seed + 100);
+            let mut traj = vec![];
+            for _ in 0..40 {
+                let policy = NeuralPolicy::new(learner.inference_model());
+                let batch = bandit_rollout(&policy, 256, &mut rng);
+                learner.update(&batch, learner.config().lr);
+                traj.push(bandit_quality(&NeuralPolicy::new(learner.inference_model())).0);
+            }
+            eprintln!(
+                "seed {seed}: {:.3} {:.3} {:.3} {:.3}",
+                traj[9], traj[19], traj[29], traj[39]
+            );
+        }
+    }
+
+    #[test]
+    fn save_load_resume_is_exact() {
+        let dir = temp_dir("resume");
+        let cfg = LearnerConfig {
+            minibatch_size: 48,
+            epochs: 2,
+            lr: 1e-2,
+            ..bandit_config()
+        };
+        let mut learner = Learner::new(bandit_net(), cfg.clone()).expect("learner");
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        for _ in 0..3 {
+            let policy = NeuralPolicy::new(learner.inference_model());
+            let batch = bandit_rollout(&policy, 128, &mut rng);
+            learner.update(&batch, 1e-2);
+        }
+        let mut meta = CheckpointMeta::new("test", 2, 1, bandit_net());
+        meta.updates = learner.updates();
+        learner.save(&dir, &meta).expect("save");
+        for f in [MODEL_FILE, OPTIM_FILE, LEARNER_FILE, META_FILE] {
+            assert!(dir.join(f).is_file(), "{f} missing");
+        }
+        assert_eq!(
+            fs::read_dir(&dir).expect("dir").count(),
+            4,
+            "stray temp files"
+        );
+
+        let (mut resumed, meta2) = Learner::load(&dir, Some((1, STATES, ACTIONS))).expect("load");
+        assert_eq!(meta2, meta);
+        assert_eq!(resumed.updates(), 3);
+        assert_eq!(resumed.config(), &cfg);
+
+        // Identical logits on a fixed input right after loading.
+        let probe = bandit_rollout(&NeuralPolicy::new(learner.inference_model()), 16, &mut rng);
+        let before = logits_of(learner.inference_model(), &probe.obs, &probe.masks, 16);
+        let after = logits_of(resumed.inference_model(), &probe.obs, &probe.masks, 16);
+        assert_eq!(before, after);
+
+        // One more update on both: same result only if optimizer state and RNG were restored.
+        let batch = bandit_rollout(&NeuralPolicy::new(learner.inference_model()), 128, &mut rng);
+        let (fresh_optim, _) =
+            Learner::from_policy_checkpoint(&dir, None, cfg.clone()).expect("policy ckpt");
+        let mut fresh_optim = fresh_optim;
+        fresh_optim.rng = resumed.rng.clone();
+        learner.update(&batch, 1e-2);
+        resumed.update(&batch, 1e-2);
+        fresh_optim.update(&batch, 1e-2);
+        let a = logits_of(learner.inference_model(), &probe.obs, &probe.masks, 16);
+        let b = logits_of(resumed.inference_model(), &probe.obs, &probe.masks, 16);
+        let c = logits_of(fresh_optim.inference_model(), &probe.obs, &probe.masks, 16);
+        let legal = |v: &[f32]| -> Vec<f32> {
+            v.iter()
+                .zip(&probe.masks)
+                .filter(|(_, m)| **m)
+                .map(|(x, _)| *x)
+                .collect()
+        };
+        let (a, b, c) = (legal(&a), legal(&b), legal(&c));
+        assert!(
+            max_diff(&a, &b) < 1e-4,
+            "resume drifted: {}",
+            max_diff(&a, &b)
+        );
+        assert!(
+            max_diff(&a, &c) > 10.0 * max_diff(&a, &b).max(1e-5),
+            "fresh optimizer indistinguishable: {} vs {}",
+            max_diff(&a, &c),
+            max_diff(&a, &b)
+        );
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn corrupt_or_mismatched_checkpoints_are_errors() {
+        let dir = temp_dir("corrupt");
+        let mut learner = Learner::new(bandit_net(), bandit_config()).expect("learner");
+        // One update so that the optimizer has state to save.
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let batch = bandit_rollout(&NeuralPolicy::new(learner.inference_model()), 64, &mut rng);
+        learner.update(&batch, 1e-3);
+        let meta = CheckpointMeta::new("test", 2, 1, bandit_net());
+        learner.save(&dir, &meta).expect("save");
+        assert!(Learner::load(&dir, None).is_ok());
+
+        assert!(matches!(
+            Learner::load(&dir, Some((1, STATES + 1, ACTIONS))),
+            Err(LearnerError::Neural(NeuralError::ObsDimMismatch { .. }))
+        ));
+        assert!(matches!(
+            Learner::from_policy_checkpoint(&dir, Some((1, STATES, ACTIONS + 1)), bandit_config()),
+            Err(LearnerError::Neural(NeuralError::NumActionsMismatch { .. }))
+        ));
+
+        let backup = |f: &str| fs::read(dir.join(f)).expect("read");
+        let (model, optim, state, meta_bytes) = (
+            backup(MODEL_FILE),
+            backup(OPTIM_FILE),
+            backup(LEARNER_FILE),
+            backup(META_FILE),
+        );
+
+        fs::write(dir.join(META_FILE), &meta_bytes[..meta_bytes.len() / 2]).expect("write");
+        assert!(matches!(
+            Learner::load(&dir, None),
+            Err(LearnerError::Neural(NeuralError::CorruptMeta { .. }))
+        ));
+        fs::write(dir.join(META_FILE), &meta_bytes).expect("write");
+
+        fs::write(dir.join(MODEL_FILE), &model[..model.len() - 100]).expect("write");
+        assert!(matches!(
+            Learner::load(&dir, None),
+            Err(LearnerError::Neural(NeuralError::CorruptWeights { .. }))
+        ));
+        fs::write(dir.join(MODEL_FILE), &model).expect("write");
+
+        for cut in [0, optim.len() / 3, optim.len() - 1] {
+            fs::write(dir.join(OPTIM_FILE), &optim[..cut]).expect("write");
+            assert!(
+                matches!(
+                    Learner::load(&dir, None),
+                    Err(LearnerError::CorruptState { .. })
+                ),
+                "optim cut at {cut}"
+            );
+        }
+        fs::write(dir.join(OPTIM_FILE), &optim).expect("write");
+
+        fs::write(dir.join(LEARNER_FILE), b"{\"config\": 3}").expect("write");
+        assert!(matches!(
+            Learner::load(&dir, None),
+            Err(LearnerError::CorruptState { .. })
+        ));
+        fs::write(dir.join(LEARNER_FILE), &state).expect("write");
+        assert!(Learner::load(&dir, None).is_ok());
+
+        // Saving with metadata of another network is refused.
+        let other = CheckpointMeta::new("test", 2, 1, NetConfig::new(STATES + 1, ACTIONS));
+        assert!(learner.save(&dir, &other).is_err());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn batch_validation_rejects_bad_batches() {
+        let policy =
+            NeuralPolicy::new(PolicyValueNet::new(&bandit_net(), &Device::flex()).expect("net"));
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let good = bandit_rollout(&policy, 8, &mut rng);
+        assert!(good.validate(STATES, ACTIONS).is_ok());
+        let mut b = good.clone();
+        b.returns.pop();
+        assert!(b.validate(STATES, ACTIONS).is_err());
+        let mut b = good.clone();
+        b.actions[0] = ACTIONS as u32;
+        assert!(b.validate(STATES, ACTIONS).is_err());
+        let mut b = good.clone();
+        let a = b.actions[2] as usize;
+        b.masks[2 * ACTIONS + a] = false;
+        assert!(b.validate(STATES, ACTIONS).is_err());
+        let mut b = good;
+        b.advantages[1] = f32::NAN;
+        assert!(b.validate(STATES, ACTIONS).is_err());
+        assert!(
+            LearnerConfig {
+                minibatch_size: 0,
+                ..LearnerConfig::default()
+            }
+            .validate()
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn global_grad_clipping_scales_to_max_norm() {
+        let learner = Learner::new(bandit_net(), bandit_config()).expect("learner");
+        let policy = NeuralPolicy::new(learner.inference_model());
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let batch = bandit_rollout(&policy, 64, &mut rng);
+        let idx: Vec<usize> = (0..64).collect();
+        let (obs, mut t) = learner.minibatch_tensors(&batch, &idx);
+        let (logits, values) = learner.model.forward(obs);
+        t.logits = logits;
+        t.values = values;
+        let (loss, _) = crate::ppo::ppo_loss(t, &learner.config.loss_config());
+        let mut grads = GradientsParams::from_grads(loss.backward(), &learner.model);
+        let norm = global_grad_norm(&learner.model, &grads);
+        assert!(norm > 0.0 && norm.is_finite());
+        // The global norm is the root of the per-tensor squared norms: it is at least as large
+        // as each tensor's norm, so scaling by max/norm brings it to max exactly.
+        let max = norm / 10.0;
+        scale_grads(&learner.model, &mut grads, max / norm);
+        let clipped = global_grad_norm(&learner.model, &grads);
+        assert!((clipped - max).abs() < 1e-4 * norm, "{clipped} vs {max}");
+    }
+
+    /// Timing probe: `cargo test --release -p uno-train bench_ -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "timing benchmark, run explicitly"]
+    fn bench_update_and_inference() {
+        let (d, a, n) = (400usize, 120usize, 4096usize);
+        let net = NetConfig::new(d, a);
+        let cfg = LearnerConfig {
+            epochs: 1,
+            minibatch_size: n,
+            ..LearnerConfig::default()
+        };
+        let mut learner = Learner::new(net, cfg).expect("learner");
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let mut b = RolloutBatch::default();
+        for _ in 0..n {
+            b.obs.extend((0..d).map(|_| rng.random::<f32>()));
+            b.masks.extend((0..a).map(|j| j % 3 == 0));
+            b.actions
+                .push(3 * rng.random_range(0..(a as u32).div_ceil(3)));
+            b.old_logp.push(-3.0);
+            b.advantages.push(rng.random::<f32>() - 0.5);
+            b.returns.push(rng.random::<f32>());
+            b.old_values.push(0.0);
+        }
+        learner.update(&b, 3e-4);
+        let reps = 5;
+        let t = Instant::now();
+        for _ in 0..reps {
+            learner.update(&b, 3e-4);
+        }
+        let per = t.elapsed().as_secs_f64() / reps as f64;
+        println!(
+            "update (1 epoch, 1 minibatch of {n}): {:.1} ms, {:.0} samples/s",
+            per * 1e3,
+            n as f64 / per
+        );
+        let policy = NeuralPolicy::new(learner.inference_model());
+        for batch in [1usize, 64, 256, 1024] {
+            let mut out = vec![0.0; batch * a];
+            let obs = &b.obs[..batch * d];
+            let masks = &b.masks[..batch * a];
+            policy.act_batch(obs, masks, batch, &mut out).expect("fwd");
+            let reps = (20_000 / batch).max(20);
+            let t = Instant::now();
+            for _ in 0..reps {
+                policy.act_batch(obs, masks, batch, &mut out).expect("fwd");
+            }
+            let per = t.elapsed().as_secs_f64() / reps as f64;
+            println!(
+                "inference batch {batch}: {:.3} ms/call, {:.0} samples/s",
+                per * 1e3,
+                batch as f64 / per
+            );
+        }
+        let t = Instant::now();
+        let _ = learner.inference_model();
+        println!(
+            "inference_model(): {:.2} ms",
+            t.elapsed().as_secs_f64() * 1e3
+        );
+    }
+}

@@ -1,0 +1,6 @@
+//! Self-play PPO trainer for UNO Attack!: PPO maths ([`ppo`]), the burn learner ([`learner`])
+//! and metrics output ([`metrics`]).
+
+pub mod learner;
+pub mod metrics;
+pub mod ppo;

@@ -1,0 +1,258 @@
+//! Training metrics: TensorBoard scalars (via tensorboard-rs) plus a `metrics.jsonl` copy with
+//! one JSON object per [`MetricsSink::log`] call, readable without protobuf.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use tensorboard_rs::summary_writer::SummaryWriter;
+
+/// Name of the JSON-lines copy of the metrics inside the log directory.
+pub const METRICS_JSONL: &str = "metrics.jsonl";
+
+/// Errors of the metrics sink (tensorboard-rs itself panics on I/O errors, so the directory is
+/// checked up front and problems are reported here instead).
+#[derive(Debug, thiserror::Error)]
+pub enum MetricsError {
+    /// The log directory cannot be created or written.
+    #[error("metrics directory {path}: {source}")]
+    Dir {
+        /// The log directory.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// Writing `metrics.jsonl` failed.
+    #[error("writing {path}: {source}")]
+    Write {
+        /// The JSON-lines file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+/// One line of `metrics.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MetricsRecord {
+    /// Training step (x axis).
+    pub step: u64,
+    /// Seconds since the Unix epoch when the record was written.
+    pub wall_time: f64,
+    /// Scalar values by tag (non-finite values are written as `null`).
+    pub scalars: BTreeMap<String, Option<f64>>,
+}
+
+/// Writes scalars to TensorBoard event files and to `metrics.jsonl` in one directory.
+///
+/// Drop it (or call [`close`](Self::close)) to flush: tensorboard-rs writes asynchronously
+/// and its file is only complete once the writer is dropped.
+pub struct MetricsSink {
+    dir: PathBuf,
+    jsonl_path: PathBuf,
+    jsonl: BufWriter<File>,
+    tb: Option<SummaryWriter>,
+}
+
+impl std::fmt::Debug for MetricsSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MetricsSink")
+            .field("dir", &self.dir)
+            .field("tensorboard", &self.tb.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl MetricsSink {
+    /// Opens (creating it if needed) `dir`, appends to `dir/metrics.jsonl` and, if
+    /// `tensorboard` is true, starts a TensorBoard event file in `dir`.
+    pub fn new(dir: &Path, tensorboard: bool) -> Result<Self, MetricsError> {
+        let dir_err = |source| MetricsError::Dir {
+            path: dir.to_path_buf(),
+            source,
+        };
+        fs::create_dir_all(dir).map_err(dir_err)?;
+        if !dir.is_dir() {
+            return Err(dir_err(std::io::Error::new(
+                std::io::ErrorKind::NotADirectory,
+                "not a directory",
+            )));
+        }
+        let jsonl_path = dir.join(METRICS_JSONL);
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&jsonl_path)
+            .map_err(dir_err)?;
+        // Probe that the directory itself accepts new files (tensorboard-rs panics otherwise).
+        if tensorboard {
+            let probe = dir.join(format!(".write-probe-{}", std::process::id()));
+            File::create(&probe).map_err(dir_err)?;
+            let _ = fs::remove_file(&probe);
+        }
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            jsonl_path,
+            jsonl: BufWriter::new(file),
+            tb: tensorboard.then(|| SummaryWriter::new(dir)),
+        })
+    }
+
+    /// The log directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Logs several scalars at `step` (one JSON line, one TensorBoard scalar per tag).
+    pub fn log<S: AsRef<str>>(
+        &mut self,
+        step: u64,
+        scalars: &[(S, f64)],
+    ) -> Result<(), MetricsError> {
+        let mut map = BTreeMap::new();
+        for (tag, value) in scalars {
+            let tag = tag.as_ref();
+            if let Some(tb) = self.tb.as_mut()
+                && value.is_finite()
+            {
+                tb.add_scalar(
+                    tag,
+                    *value as f32,
+                    usize::try_from(step).unwrap_or(usize::MAX),
+                );
+            }
+            map.insert(tag.to_string(), value.is_finite().then_some(*value));
+        }
+        let record = MetricsRecord {
+            step,
+            wall_time: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0.0, |d| d.as_secs_f64()),
+            scalars: map,
+        };
+        let write_err = |source| MetricsError::Write {
+            path: self.jsonl_path.clone(),
+            source,
+        };
+        serde_json::to_writer(&mut self.jsonl, &record)
+            .map_err(std::io::Error::from)
+            .map_err(write_err)?;
+        self.jsonl.write_all(b"\n").map_err(write_err)
+    }
+
+    /// Flushes the JSON-lines file and asks TensorBoard to flush (asynchronously).
+    pub fn flush(&mut self) -> Result<(), MetricsError> {
+        if let Some(tb) = self.tb.as_mut() {
+            tb.flush();
+        }
+        self.jsonl.flush().map_err(|source| MetricsError::Write {
+            path: self.jsonl_path.clone(),
+            source,
+        })
+    }
+
+    /// Flushes and closes both outputs, waiting for the TensorBoard writer to finish.
+    pub fn close(mut self) -> Result<(), MetricsError> {
+        let result = self.flush();
+        self.tb.take();
+        result
+    }
+}
+
+impl Drop for MetricsSink {
+    fn drop(&mut self) {
+        let _ = self.jsonl.flush();
+    }
+}
+
+/// Reads every record of a `metrics.jsonl` file (skipping a trailing partial line).
+pub fn read_jsonl(path: &Path) -> std::io::Result<Vec<MetricsRecord>> {
+    let text = fs::read_to_string(path)?;
+    Ok(text
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(tag: &str) -> PathBuf {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        std::env::temp_dir().join(format!(
+            "uno-metrics-test-{tag}-{}-{nanos}",
+            std::process::id()
+        ))
+    }
+
+    #[test]
+    fn logs_three_steps_to_jsonl_and_tensorboard() {
+        let dir = temp_dir("log").join("run1");
+        let mut sink = MetricsSink::new(&dir, true).expect("sink");
+        for step in 0..3u64 {
+            sink.log(
+                step * 100,
+                &[
+                    ("loss/total", 1.0 / (step as f64 + 1.0)),
+                    ("policy/entropy", 0.5),
+                ],
+            )
+            .expect("log");
+        }
+        sink.log(300, &[("bad", f64::NAN)]).expect("log nan");
+        drop(sink);
+
+        let records = read_jsonl(&dir.join(METRICS_JSONL)).expect("read jsonl");
+        assert_eq!(records.len(), 4);
+        assert_eq!(
+            records.iter().map(|r| r.step).collect::<Vec<_>>(),
+            [0, 100, 200, 300]
+        );
+        assert_eq!(records[1].scalars["loss/total"], Some(0.5));
+        assert_eq!(records[2].scalars["policy/entropy"], Some(0.5));
+        assert_eq!(records[3].scalars["bad"], None);
+
+        let events: Vec<_> = fs::read_dir(&dir)
+            .expect("dir")
+            .filter_map(|e| e.ok())
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("events.out.tfevents")
+            })
+            .collect();
+        assert_eq!(events.len(), 1);
+        let len = events[0].metadata().expect("meta").len();
+        // 6 scalar events plus the file-version header.
+        assert!(len > 6 * 20, "event file only {len} bytes");
+        let _ = fs::remove_dir_all(dir.parent().expect("parent"));
+    }
+
+    #[test]
+    fn appends_across_sinks_and_reports_bad_dirs() {
+        let dir = temp_dir("append");
+        for step in [1u64, 2] {
+            let mut sink = MetricsSink::new(&dir, false).expect("sink");
+            sink.log(step, &[("x".to_string(), step as f64)])
+                .expect("log");
+            sink.close().expect("close");
+        }
+        let records = read_jsonl(&dir.join(METRICS_JSONL)).expect("read");
+        assert_eq!(records.len(), 2);
+        // A regular file where the directory should be: an error, not a panic.
+        let file = dir.join("not-a-dir");
+        fs::write(&file, b"x").expect("write");
+        assert!(matches!(
+            MetricsSink::new(&file, true),
+            Err(MetricsError::Dir { .. })
+        ));
+        let _ = fs::remove_dir_all(&dir);
+    }
+}
