@@ -46,6 +46,7 @@ impl Game {
             rng: ChanceRng::new(seed, stream),
             scores: [0; MAX_PLAYERS],
             round_points: [0; MAX_PLAYERS],
+            played: [0; crate::card::NUM_FACES],
             pressed_on: [0; MAX_PLAYERS],
             uno_called: 0,
             active: (1u16 << n) - 1,
@@ -194,13 +195,19 @@ impl Game {
         if self.legal_mask(s) >> action & 1 == 0 {
             return Err(self.illegal(s, action));
         }
+        self.apply_checked_with(s, action, ev);
+        Ok(())
+    }
+
+    /// Applies an action already known to be legal (taken from [`Game::legal_mask`]).
+    #[inline]
+    pub(crate) fn apply_checked_with<E: Events>(&self, s: &mut State, action: usize, ev: &mut E) {
         let mut c = Ctx { g: self, s, ev };
         c.s.decisions += 1;
         c.act(action);
         if !c.s.phase.is_over() && c.s.decisions >= c.g.rules().options.max_decisions {
             c.truncate();
         }
-        Ok(())
     }
 
     /// F-3: the current player's time ran out (an input event from whoever
@@ -406,6 +413,8 @@ impl<E: Events> Ctx<'_, E> {
         if back != 0 {
             self.s.pile |= back;
             self.s.discard &= top;
+            self.s.played = [0; crate::card::NUM_FACES];
+            self.s.played[self.g.card_face[self.s.top as usize] as usize] = 1;
             self.s.presses_since_refill = 0;
             self.ev.refill(back.count_ones() as usize);
         }
@@ -595,6 +604,7 @@ impl<E: Events> Ctx<'_, E> {
         }
         let mut hand = hand & !bit;
         self.s.discard |= bit;
+        self.s.played[face as usize] += 1;
         self.s.top = card;
         self.s.pressed_on[seat as usize] = 0;
         self.ev.played(seat as usize, f);
@@ -606,6 +616,9 @@ impl<E: Events> Ctx<'_, E> {
                     let extra = hand & self.g.colour_cards[c.index()];
                     hand &= !extra;
                     self.s.discard |= extra;
+                    for c in crate::game::iter_bits(extra) {
+                        self.s.played[self.g.card_face[c] as usize] += 1;
+                    }
                     self.ev
                         .discarded_all(seat as usize, extra.count_ones() as usize);
                 }
@@ -616,10 +629,10 @@ impl<E: Events> Ctx<'_, E> {
         if hand.count_ones() != 1 {
             self.s.uno_called &= !(1 << seat);
         }
-        if let Some(n) = self.g.rules().options.refill_at_discard {
-            if self.s.discard.count_ones() >= n as u32 {
-                self.refill();
-            }
+        if let Some(n) = self.g.rules().options.refill_at_discard
+            && self.s.discard.count_ones() >= n as u32
+        {
+            self.refill();
         }
         self.s.pending_face = face;
         self.s.stage = 0;
@@ -892,6 +905,8 @@ impl<E: Events> Ctx<'_, E> {
         self.s.pile &= !(1u128 << card);
         self.s.discard = 1u128 << card;
         self.s.top = card;
+        self.s.played = [0; crate::card::NUM_FACES];
+        self.s.played[self.g.card_face[card as usize] as usize] = 1;
         let face = self.g.face_of(card as usize);
         self.ev.start_card(face);
         self.s.colour = face.colour().map_or(NO_COLOUR, |c| c.index() as u8);
@@ -994,7 +1009,7 @@ impl<E: Events> Ctx<'_, E> {
                 let pts = g.points(self.s.hands[p]);
                 points += pts;
                 if opts.scoring != Scoring::Winner && self.s.active >> p & 1 == 1 {
-                    self.s.round_points[p] = pts;
+                    self.s.round_points[p] = pts.min(u16::MAX as u32) as u16;
                     self.s.scores[p] += pts;
                 }
             }
@@ -1006,7 +1021,7 @@ impl<E: Events> Ctx<'_, E> {
         let target = opts.target_score;
         let over = match opts.scoring {
             Scoring::Winner => {
-                self.s.round_points[winner as usize] = points;
+                self.s.round_points[winner as usize] = points.min(u16::MAX as u32) as u16;
                 self.s.scores[winner as usize] += points;
                 (self.s.scores[winner as usize] >= target).then_some(winner)
             }

@@ -146,10 +146,11 @@ impl Game {
         let targeted_draws = g.rules.options.targeted_draws;
         for (kind, r) in &g.rules.kinds {
             let mut eff = r.effect;
-            if let Effect::Hit { n, targeted: false } = eff {
-                if targeted_draws && !kind.is_wild() {
-                    eff = Effect::Hit { n, targeted: true };
-                }
+            if let Effect::Hit { n, targeted: false } = eff
+                && targeted_draws
+                && !kind.is_wild()
+            {
+                eff = Effect::Hit { n, targeted: true };
             }
             g.effect[kind.index()] = eff;
             let cards = g.kind_cards[kind.index()];

@@ -30,6 +30,13 @@ impl Game {
                 self.deck_size()
             ));
         }
+        let mut played = [0u8; crate::card::NUM_FACES];
+        for c in crate::game::iter_bits(s.discard) {
+            played[self.face_of(c).index()] += 1;
+        }
+        if played != s.played {
+            return Err("played counts disagree with the discard pile".into());
+        }
         if s.discard >> s.top & 1 == 0 {
             return Err("the top card is not on the discard pile".into());
         }

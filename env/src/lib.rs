@@ -22,22 +22,27 @@
 #![warn(missing_docs)]
 
 pub mod action;
+pub mod bench;
 pub mod card;
 mod engine;
 pub mod error;
 pub mod events;
 pub mod game;
 mod invariants;
+pub mod obs;
 pub mod rng;
 pub mod rules;
 pub mod scenario;
 pub mod state;
+pub mod vec_env;
 
 pub use action::{Action, ActionMask, NUM_ACTIONS, action_name};
 pub use card::{Colour, Face, Kind, NUM_FACES};
 pub use error::{ActionError, ConfigError, ScenarioError};
 pub use events::{Event, EventLog, Events};
 pub use game::{Game, MAX_PLAYERS, MIN_PLAYERS};
+pub use obs::{OBS_SIZE, OBS_VERSION};
 pub use rules::{Effect, KindRule, LauncherModel, Options, PRESETS, Rules};
 pub use scenario::Scenario;
 pub use state::{Phase, State};
+pub use vec_env::{Buffers, EnvConfig, Episode, RewardMode, VecEnv};

@@ -590,10 +590,10 @@ impl Rules {
                 let mut base_v =
                     toml::Value::try_from(&base).map_err(|e| ConfigError::Toml(e.to_string()))?;
                 // An overriding launcher replaces the base model whole (its fields differ by model).
-                if table.contains_key("launcher") {
-                    if let Some(t) = base_v.as_table_mut() {
-                        t.remove("launcher");
-                    }
+                if table.contains_key("launcher")
+                    && let Some(t) = base_v.as_table_mut()
+                {
+                    t.remove("launcher");
                 }
                 merge(&mut base_v, value);
                 base_v
@@ -693,10 +693,10 @@ impl Rules {
         if o.max_decisions == 0 {
             return bad("max_decisions must be positive".into());
         }
-        if let Some(n) = o.refill_at_discard {
-            if n < 2 {
-                return bad("refill_at_discard must be at least 2".into());
-            }
+        if let Some(n) = o.refill_at_discard
+            && n < 2
+        {
+            return bad("refill_at_discard must be at least 2".into());
         }
         let check_count = |c: &CardCount| {
             if !(c.r > 0.0 && c.r.is_finite() && c.mean >= 0.0 && c.mean.is_finite() && c.max >= 1)

@@ -106,6 +106,10 @@ impl Game {
         s.hands = hands;
         s.pile = pile;
         s.discard = discard;
+        s.played = [0; crate::card::NUM_FACES];
+        for c in crate::game::iter_bits(discard) {
+            s.played[self.face_of(c).index()] += 1;
+        }
         s.top = t;
         s.colour = colour.index() as u8;
         s.current = sc.current as u8;
@@ -115,8 +119,8 @@ impl Game {
         s.misses = sc.misses;
         s.active = active;
         s.uno_called = 0;
-        for seat in 0..n {
-            if hands[seat].count_ones() == 1 {
+        for (seat, hand) in hands.iter().enumerate().take(n) {
+            if hand.count_ones() == 1 {
                 s.uno_called |= 1 << seat;
             }
         }

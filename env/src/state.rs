@@ -5,7 +5,7 @@
 //! serialized state continues exactly as the original would (C-9). Methods here
 //! only read; transitions live in [`crate::engine`].
 
-use crate::card::{Colour, Face};
+use crate::card::{Colour, Face, NUM_FACES};
 use crate::game::{Game, MAX_PLAYERS, iter_bits};
 use crate::rng::ChanceRng;
 use serde::{Deserialize, Serialize};
@@ -86,7 +86,9 @@ pub struct State {
     pub(crate) discard: u128,
     pub(crate) rng: ChanceRng,
     pub(crate) scores: [u32; MAX_PLAYERS],
-    pub(crate) round_points: [u32; MAX_PLAYERS],
+    pub(crate) round_points: [u16; MAX_PLAYERS],
+    #[serde(with = "serde_big_array")]
+    pub(crate) played: [u8; NUM_FACES],
     pub(crate) pressed_on: [u8; MAX_PLAYERS],
     pub(crate) uno_called: u16,
     pub(crate) active: u16,
@@ -221,8 +223,16 @@ impl State {
     }
 
     /// Points each seat gained in the last finished round.
-    pub fn round_points(&self) -> &[u32] {
-        &self.round_points[..self.players as usize]
+    pub fn round_points(&self) -> Vec<u32> {
+        self.round_points[..self.players as usize]
+            .iter()
+            .map(|&p| p as u32)
+            .collect()
+    }
+
+    /// Cards of each face on the discard pile (public: played since the last refill).
+    pub fn played_counts(&self) -> &[u8; NUM_FACES] {
+        &self.played
     }
 
     /// True when `seat` has called UNO on their last card.
@@ -293,5 +303,21 @@ impl State {
     /// A state from JSON written by [`State::to_json`].
     pub fn from_json(text: &str) -> Result<State, serde_json::Error> {
         serde_json::from_str(text)
+    }
+}
+
+/// Serde for byte arrays longer than 32 (serde's own impls stop at 32).
+mod serde_big_array {
+    use crate::card::NUM_FACES;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(a: &[u8; NUM_FACES], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(a.iter())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[u8; NUM_FACES], D::Error> {
+        let v = Vec::<u8>::deserialize(d)?;
+        v.try_into()
+            .map_err(|v: Vec<u8>| serde::de::Error::invalid_length(v.len(), &"79 face counts"))
     }
 }

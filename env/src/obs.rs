@@ -1,0 +1,354 @@
+//! Observations: what one seat may see, as a fixed-size `f32` vector.
+//!
+//! The vector is written as named *pieces* (OpenSpiel's observer style), each
+//! by a small function with a documented shape; [`PIECES`] lists them with
+//! their offsets, so docs, Python and debugging can show the layout. Seats are
+//! relative to the observer (slot 0 = the observer, slot k = k seats to the
+//! left), padded to 10. Nothing hidden is encoded: other hands appear only as
+//! sizes, the launcher only as a count. [`encode_oracle`] adds the hidden part
+//! (every hand and the launcher's contents) for debugging and research.
+//!
+//! Version [`OBS_VERSION`]; any change to the layout bumps it, and checkpoints
+//! record the version they were trained on.
+
+use crate::card::{NUM_COLOURS, NUM_FACES};
+use crate::game::{Game, MAX_PLAYERS};
+use crate::rules::{AttackResume, UnoCall};
+use crate::state::State;
+
+/// Layout version of the observation vector.
+pub const OBS_VERSION: u32 = 1;
+
+/// Features per relative seat in the `seats` piece.
+pub const SEAT_FEATURES: usize = 10;
+/// Decision phases encoded in the `phase` piece (play … bonus-play).
+pub const NUM_DECISION_PHASES: usize = 8;
+
+/// One named piece of the observation vector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    /// Name, as shown in docs and Python.
+    pub name: &'static str,
+    /// First index in the vector.
+    pub offset: usize,
+    /// Shape (row-major).
+    pub shape: [usize; 2],
+    /// What the values mean.
+    pub doc: &'static str,
+}
+
+impl Piece {
+    /// Number of values.
+    pub const fn size(&self) -> usize {
+        self.shape[0] * self.shape[1]
+    }
+}
+
+const fn piece(name: &'static str, offset: usize, shape: [usize; 2], doc: &'static str) -> Piece {
+    Piece {
+        name,
+        offset,
+        shape,
+        doc,
+    }
+}
+
+const HAND: usize = 0;
+const TOP: usize = HAND + NUM_FACES;
+const COLOUR: usize = TOP + NUM_FACES;
+const PHASE: usize = COLOUR + NUM_COLOURS;
+const PENDING: usize = PHASE + NUM_DECISION_PHASES;
+const SEATS: usize = PENDING + 2;
+const PLAYED: usize = SEATS + MAX_PLAYERS * SEAT_FEATURES;
+const SUPPLY: usize = PLAYED + NUM_FACES;
+const RULES: usize = SUPPLY + 7;
+const NUM_RULE_FLAGS: usize = 12;
+
+/// Length of the observation vector.
+pub const OBS_SIZE: usize = RULES + NUM_RULE_FLAGS;
+/// Length of the oracle (full-state) vector: the observation, every other hand, the launcher.
+pub const ORACLE_SIZE: usize = OBS_SIZE + (MAX_PLAYERS - 1) * NUM_FACES + NUM_FACES;
+
+/// The pieces of the observation vector, in order.
+pub const PIECES: [Piece; 10] = [
+    piece(
+        "hand",
+        HAND,
+        [1, NUM_FACES],
+        "count of each face in the observer's hand",
+    ),
+    piece(
+        "top_card",
+        TOP,
+        [1, NUM_FACES],
+        "one-hot face on top of the discard pile",
+    ),
+    piece(
+        "active_colour",
+        COLOUR,
+        [1, NUM_COLOURS],
+        "one-hot active colour (R, Y, G, B); zeros while it is being named",
+    ),
+    piece(
+        "phase",
+        PHASE,
+        [1, NUM_DECISION_PHASES],
+        "one-hot decision phase: play, choose-colour, choose-target, after-draw, stack, challenge, uno-call, bonus-play",
+    ),
+    piece(
+        "pending",
+        PENDING,
+        [1, 2],
+        "pending Mega Hit stack / 10; direction of play (+1 left, -1 right)",
+    ),
+    piece(
+        "seats",
+        SEATS,
+        [MAX_PLAYERS, SEAT_FEATURES],
+        "per relative seat (0 = observer, k = k seats left): present, in the match, hand size / 10, \
+         score / target, UNO called, pressed/drew on red, yellow, green, blue since last playing, next to play",
+    ),
+    piece(
+        "played",
+        PLAYED,
+        [1, NUM_FACES],
+        "count of each face on the discard pile (public: played since the last refill)",
+    ),
+    piece(
+        "supply",
+        SUPPLY,
+        [1, 7],
+        "cards in the launcher or draw pile / deck size; one-hot presses since the last firing (0, 1, 2, 3, 4+); \
+         cards the last press fired / 12",
+    ),
+    piece(
+        "rules",
+        RULES,
+        [1, NUM_RULE_FLAGS],
+        "launcher (vs draw pile), random turn unit, mega hit, stop hits on fire, WD4 bluffing, draw then play, \
+         explicit UNO, attack resumes after target, bonus play after skip, targeted draws, players / 10, deck size / 128",
+    ),
+    piece(
+        "reserved",
+        OBS_SIZE,
+        [1, 0],
+        "end marker (the oracle encoding appends other hands by relative seat 1..9, then the launcher's contents)",
+    ),
+];
+
+/// The piece with this name.
+pub fn piece_by_name(name: &str) -> Option<&'static Piece> {
+    PIECES.iter().find(|p| p.name == name)
+}
+
+#[inline]
+fn add_face_counts(game: &Game, mut cards: u128, out: &mut [f32]) {
+    while cards != 0 {
+        let i = cards.trailing_zeros() as usize;
+        cards &= cards - 1;
+        out[game.card_face[i] as usize] += 1.0;
+    }
+}
+
+/// `hand` piece: counts of the observer's faces.
+#[inline]
+pub fn encode_hand(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
+    add_face_counts(game, s.hands[seat], &mut out[HAND..HAND + NUM_FACES]);
+}
+
+/// `top_card` and `active_colour` pieces.
+#[inline]
+pub fn encode_top(game: &Game, s: &State, out: &mut [f32]) {
+    out[TOP + game.card_face[s.top as usize] as usize] = 1.0;
+    if let Some(c) = s.active_colour() {
+        out[COLOUR + c.index()] = 1.0;
+    }
+}
+
+/// `phase` and `pending` pieces.
+#[inline]
+pub fn encode_phase(s: &State, out: &mut [f32]) {
+    if (s.phase as usize) < NUM_DECISION_PHASES {
+        out[PHASE + s.phase as usize] = 1.0;
+    }
+    out[PENDING] = s.stack as f32 / 10.0;
+    out[PENDING + 1] = s.direction() as f32;
+}
+
+/// `seats` piece: public facts about every seat, relative to the observer.
+#[inline]
+pub fn encode_seats(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
+    let n = s.players as usize;
+    let target = game.rules().options.target_score as f32;
+    let next = if s.phase.is_over() || game.random_unit {
+        usize::MAX
+    } else {
+        let mut p = s.current as usize;
+        loop {
+            p = if s.reversed {
+                (p + n - 1) % n
+            } else {
+                (p + 1) % n
+            };
+            if s.is_active(p) || p == s.current as usize {
+                break p;
+            }
+        }
+    };
+    for k in 0..n {
+        let p = (seat + k) % n;
+        let o = &mut out[SEATS + k * SEAT_FEATURES..SEATS + (k + 1) * SEAT_FEATURES];
+        o[0] = 1.0;
+        o[1] = s.is_active(p) as u8 as f32;
+        o[2] = s.hands[p].count_ones() as f32 / 10.0;
+        o[3] = s.scores[p] as f32 / target;
+        o[4] = s.uno_called(p) as u8 as f32;
+        let pressed = s.pressed_on[p];
+        for c in 0..NUM_COLOURS {
+            o[5 + c] = (pressed >> c & 1) as f32;
+        }
+        o[9] = (p == next) as u8 as f32;
+    }
+}
+
+/// `played` piece: the public discard pile, by face.
+#[inline]
+pub fn encode_played(s: &State, out: &mut [f32]) {
+    for (o, &c) in out[PLAYED..PLAYED + NUM_FACES].iter_mut().zip(&s.played) {
+        *o = c as f32;
+    }
+}
+
+/// `supply` piece: launcher / draw pile size and the public miss counter (L-2).
+#[inline]
+pub fn encode_supply(game: &Game, s: &State, out: &mut [f32]) {
+    out[SUPPLY] = s.pile.count_ones() as f32 / game.deck_size() as f32;
+    out[SUPPLY + 1 + (s.misses as usize).min(4)] = 1.0;
+    out[SUPPLY + 6] = s.last_fired as f32 / 12.0;
+}
+
+/// `rules` piece: the edition's key options.
+#[inline]
+pub fn encode_rules(game: &Game, out: &mut [f32]) {
+    let o = &game.rules().options;
+    let flags = [
+        !game.uses_pile(),
+        game.random_unit,
+        o.mega_hit,
+        o.stop_hits_on_fire,
+        o.wd4_bluffing,
+        o.draw_then_play,
+        o.uno_call == UnoCall::Explicit,
+        o.attack_resume == AttackResume::AfterTarget,
+        o.bonus_play_after_skip,
+        o.targeted_draws,
+    ];
+    for (i, f) in flags.into_iter().enumerate() {
+        out[RULES + i] = f as u8 as f32;
+    }
+    out[RULES + 10] = game.num_players() as f32 / 10.0;
+    out[RULES + 11] = game.deck_size() as f32 / 128.0;
+}
+
+/// Writes what `seat` may see into `out` (length at least [`OBS_SIZE`]).
+#[inline]
+pub fn encode(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
+    let out = &mut out[..OBS_SIZE];
+    out.fill(0.0);
+    encode_hand(game, s, seat, out);
+    encode_top(game, s, out);
+    encode_phase(s, out);
+    encode_seats(game, s, seat, out);
+    encode_played(s, out);
+    encode_supply(game, s, out);
+    encode_rules(game, out);
+}
+
+/// Writes the observation and the legal-action mask (1 = legal) of the current player.
+#[inline]
+pub fn encode_with_mask(game: &Game, s: &State, obs: &mut [f32], mask: &mut [u8]) {
+    let seat = s.current as usize;
+    encode(game, s, seat, obs);
+    write_mask(game.legal_mask(s), mask);
+}
+
+/// Byte expansion table: entry b has byte i = bit i of b.
+const EXPAND: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut i = 0;
+        while i < 8 {
+            if b >> i & 1 == 1 {
+                t[b] |= 1u64 << (8 * i);
+            }
+            i += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// Writes a legal-action bit mask as bytes (1 = legal), eight at a time.
+#[inline]
+pub fn write_mask(m: u128, mask: &mut [u8]) {
+    let mut chunks = mask.chunks_exact_mut(8);
+    let mut bits = m;
+    for c in &mut chunks {
+        c.copy_from_slice(&EXPAND[(bits & 0xFF) as usize].to_le_bytes());
+        bits >>= 8;
+    }
+    let rest = chunks.into_remainder();
+    let tail = EXPAND[(bits & 0xFF) as usize].to_le_bytes();
+    let len = rest.len();
+    rest.copy_from_slice(&tail[..len]);
+}
+
+/// Writes the full state as seen from `seat` (length at least [`ORACLE_SIZE`]):
+/// the observation, then every other hand by relative seat, then the launcher.
+pub fn encode_oracle(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
+    encode(game, s, seat, out);
+    let rest = &mut out[OBS_SIZE..ORACLE_SIZE];
+    rest.fill(0.0);
+    let n = s.players as usize;
+    for k in 1..n {
+        let p = (seat + k) % n;
+        add_face_counts(
+            game,
+            s.hands[p],
+            &mut rest[(k - 1) * NUM_FACES..k * NUM_FACES],
+        );
+    }
+    let l = (MAX_PLAYERS - 1) * NUM_FACES;
+    add_face_counts(game, s.pile, &mut rest[l..l + NUM_FACES]);
+}
+
+/// A readable dump of an observation, piece by piece (non-zero values only).
+pub fn describe(obs: &[f32]) -> String {
+    let mut out = String::new();
+    for p in PIECES.iter().filter(|p| p.size() > 0) {
+        let vals: Vec<String> = obs[p.offset..p.offset + p.size()]
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| **v != 0.0)
+            .map(|(i, v)| format!("{i}:{v}"))
+            .collect();
+        out.push_str(&format!("{:>13} {}\n", p.name, vals.join(" ")));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_tile_the_vector() {
+        let mut end = 0;
+        for p in &PIECES {
+            assert_eq!(p.offset, end, "{}", p.name);
+            end += p.size();
+        }
+        assert_eq!(end, OBS_SIZE);
+    }
+}

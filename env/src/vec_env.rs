@@ -1,0 +1,622 @@
+//! The vectorized core: N games stepped in one call, writing straight into
+//! preallocated contiguous buffers (EnvPool / PufferLib style).
+//!
+//! Each call takes one action per game (the acting seat's) and writes, per
+//! game: the next observation and legal-action mask, the seat to act, rewards,
+//! `terminated` / `truncated`, and for finished episodes the final observation,
+//! length and winner — then auto-resets that game, so the written observation
+//! is already the new episode's first. Games are split across threads with
+//! `rayon::join` in a dedicated pool; every game draws chance from its own
+//! ChaCha stream (stream = game index), so results are bit-identical for any
+//! thread count. The step path does not allocate.
+
+use crate::action::NUM_ACTIONS;
+use crate::error::{ActionError, ConfigError};
+use crate::game::{Game, MAX_PLAYERS};
+use crate::obs::{OBS_SIZE, encode, write_mask};
+use crate::rules::Rules;
+use crate::state::{Phase, State};
+use serde::{Deserialize, Serialize};
+
+/// What one episode is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Episode {
+    /// One round (hand): ends when someone goes out.
+    Round,
+    /// One match (C-7): rounds until the match is decided.
+    Match,
+}
+
+/// How rewards are given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RewardMode {
+    /// Zero-sum: the winner +1, every other seat -1/(N-1); 0 for all when truncated.
+    Win,
+    /// Zero-sum points at each round's end: the winner + points won / 100, each
+    /// other seat - points they held / 100.
+    Points,
+}
+
+/// Everything that defines a batch of environments.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EnvConfig {
+    /// The edition.
+    pub rules: Rules,
+    /// Players per table (2..=10).
+    pub players: usize,
+    /// Episode = round or match.
+    pub episode: Episode,
+    /// Reward mode.
+    pub reward: RewardMode,
+}
+
+impl EnvConfig {
+    /// One-round episodes with win/loss rewards.
+    pub fn new(rules: Rules, players: usize) -> Self {
+        EnvConfig {
+            rules,
+            players,
+            episode: Episode::Round,
+            reward: RewardMode::Win,
+        }
+    }
+}
+
+/// Mutable views of the batch buffers (one row per game). Every slice must
+/// have exactly `num_envs` rows of the documented width.
+pub struct BatchMut<'a> {
+    /// Observation of the seat to act: `[n, OBS_SIZE]`.
+    pub obs: &'a mut [f32],
+    /// Legal actions of the seat to act (1 = legal): `[n, NUM_ACTIONS]`.
+    pub mask: &'a mut [u8],
+    /// Seat to act: `[n]`.
+    pub seat: &'a mut [i32],
+    /// Reward of the seat that just acted: `[n]`.
+    pub reward: &'a mut [f32],
+    /// Reward of every seat this step (non-zero at episode or round ends): `[n, MAX_PLAYERS]`.
+    pub rewards: &'a mut [f32],
+    /// Episode ended by the rules: `[n]`.
+    pub terminated: &'a mut [u8],
+    /// Episode cut short by the decision cap: `[n]`.
+    pub truncated: &'a mut [u8],
+    /// Final observation of a finished episode, seen by the seat that acted last: `[n, OBS_SIZE]`.
+    pub final_obs: &'a mut [f32],
+    /// Decisions in the finished episode: `[n]`.
+    pub episode_len: &'a mut [u32],
+    /// Winner of the finished episode (-1 when none): `[n]`.
+    pub winner: &'a mut [i32],
+}
+
+impl BatchMut<'_> {
+    fn check(&self, n: usize) -> Result<(), ConfigError> {
+        let sizes = [
+            ("obs", self.obs.len(), n * OBS_SIZE),
+            ("mask", self.mask.len(), n * NUM_ACTIONS),
+            ("seat", self.seat.len(), n),
+            ("reward", self.reward.len(), n),
+            ("rewards", self.rewards.len(), n * MAX_PLAYERS),
+            ("terminated", self.terminated.len(), n),
+            ("truncated", self.truncated.len(), n),
+            ("final_obs", self.final_obs.len(), n * OBS_SIZE),
+            ("episode_len", self.episode_len.len(), n),
+            ("winner", self.winner.len(), n),
+        ];
+        for (name, got, want) in sizes {
+            if got != want {
+                return Err(ConfigError::Invalid(format!(
+                    "buffer `{name}` has {got} values, expected {want}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn split_at(self, k: usize) -> (Self, Self) {
+        let (o1, o2) = self.obs.split_at_mut(k * OBS_SIZE);
+        let (m1, m2) = self.mask.split_at_mut(k * NUM_ACTIONS);
+        let (s1, s2) = self.seat.split_at_mut(k);
+        let (r1, r2) = self.reward.split_at_mut(k);
+        let (a1, a2) = self.rewards.split_at_mut(k * MAX_PLAYERS);
+        let (t1, t2) = self.terminated.split_at_mut(k);
+        let (u1, u2) = self.truncated.split_at_mut(k);
+        let (f1, f2) = self.final_obs.split_at_mut(k * OBS_SIZE);
+        let (l1, l2) = self.episode_len.split_at_mut(k);
+        let (w1, w2) = self.winner.split_at_mut(k);
+        (
+            BatchMut {
+                obs: o1,
+                mask: m1,
+                seat: s1,
+                reward: r1,
+                rewards: a1,
+                terminated: t1,
+                truncated: u1,
+                final_obs: f1,
+                episode_len: l1,
+                winner: w1,
+            },
+            BatchMut {
+                obs: o2,
+                mask: m2,
+                seat: s2,
+                reward: r2,
+                rewards: a2,
+                terminated: t2,
+                truncated: u2,
+                final_obs: f2,
+                episode_len: l2,
+                winner: w2,
+            },
+        )
+    }
+}
+
+/// Owned batch buffers, for Rust users (Python passes numpy arrays instead).
+#[derive(Clone, Debug, Default)]
+pub struct Buffers {
+    /// See [`BatchMut::obs`].
+    pub obs: Vec<f32>,
+    /// See [`BatchMut::mask`].
+    pub mask: Vec<u8>,
+    /// See [`BatchMut::seat`].
+    pub seat: Vec<i32>,
+    /// See [`BatchMut::reward`].
+    pub reward: Vec<f32>,
+    /// See [`BatchMut::rewards`].
+    pub rewards: Vec<f32>,
+    /// See [`BatchMut::terminated`].
+    pub terminated: Vec<u8>,
+    /// See [`BatchMut::truncated`].
+    pub truncated: Vec<u8>,
+    /// See [`BatchMut::final_obs`].
+    pub final_obs: Vec<f32>,
+    /// See [`BatchMut::episode_len`].
+    pub episode_len: Vec<u32>,
+    /// See [`BatchMut::winner`].
+    pub winner: Vec<i32>,
+}
+
+impl Buffers {
+    /// Zeroed buffers for `n` games.
+    pub fn new(n: usize) -> Self {
+        Buffers {
+            obs: vec![0.0; n * OBS_SIZE],
+            mask: vec![0; n * NUM_ACTIONS],
+            seat: vec![0; n],
+            reward: vec![0.0; n],
+            rewards: vec![0.0; n * MAX_PLAYERS],
+            terminated: vec![0; n],
+            truncated: vec![0; n],
+            final_obs: vec![0.0; n * OBS_SIZE],
+            episode_len: vec![0; n],
+            winner: vec![-1; n],
+        }
+    }
+
+    /// Mutable views for [`VecEnv::step`].
+    pub fn batch(&mut self) -> BatchMut<'_> {
+        BatchMut {
+            obs: &mut self.obs,
+            mask: &mut self.mask,
+            seat: &mut self.seat,
+            reward: &mut self.reward,
+            rewards: &mut self.rewards,
+            terminated: &mut self.terminated,
+            truncated: &mut self.truncated,
+            final_obs: &mut self.final_obs,
+            episode_len: &mut self.episode_len,
+            winner: &mut self.winner,
+        }
+    }
+}
+
+/// The random legal-action picker of [`VecEnv::step_random`] (an agent, not
+/// game chance): SplitMix64, one per game.
+#[derive(Clone, Debug)]
+pub struct Picker(u64);
+
+impl Picker {
+    /// Picker for game `i` of a batch seeded with `seed`.
+    pub fn new(seed: u64, i: u64) -> Self {
+        Picker(seed ^ i.wrapping_mul(0xD1B5_4A32_D192_ED03) ^ 0x5EED)
+    }
+
+    /// Next 64 random bits.
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform integer in `0..n` (n > 0).
+    #[inline]
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((self.next_u64() >> 32) * n) >> 32
+    }
+
+    /// A uniformly random set bit of a non-empty legal-action mask.
+    #[inline]
+    pub fn pick(&mut self, mask: u128) -> usize {
+        crate::game::select_bit(mask, self.below(mask.count_ones() as u64) as u32) as usize
+    }
+}
+
+/// How actions are chosen in a step.
+#[derive(Clone, Copy)]
+enum Actions<'a> {
+    Given(&'a [u32]),
+    Random,
+}
+
+/// A batch of games stepped together.
+pub struct VecEnv {
+    game: Game,
+    config: EnvConfig,
+    seed: u64,
+    states: Vec<State>,
+    episodes: Vec<u64>,
+    pickers: Vec<Picker>,
+    pool: Option<rayon::ThreadPool>,
+    threads: usize,
+}
+
+/// The seed of episode `k` of a game (episode 0 uses the base seed itself).
+fn episode_seed(seed: u64, k: u64) -> u64 {
+    seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+impl VecEnv {
+    /// `num_envs` games of `config`, seeded from `seed`, stepped on `threads` threads.
+    pub fn new(
+        config: EnvConfig,
+        num_envs: usize,
+        seed: u64,
+        threads: usize,
+    ) -> Result<VecEnv, ConfigError> {
+        if num_envs == 0 {
+            return Err(ConfigError::Invalid("num_envs must be at least 1".into()));
+        }
+        let game = Game::new(config.rules.clone(), config.players)?;
+        let threads = threads.max(1);
+        let pool = if threads > 1 {
+            Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .map_err(|e| {
+                        ConfigError::Invalid(format!("cannot start {threads} threads: {e}"))
+                    })?,
+            )
+        } else {
+            None
+        };
+        let states = (0..num_envs)
+            .map(|i| game.new_state_on_stream(seed, i as u64))
+            .collect();
+        let pickers = (0..num_envs).map(|i| Picker::new(seed, i as u64)).collect();
+        Ok(VecEnv {
+            game,
+            config,
+            seed,
+            states,
+            episodes: vec![0; num_envs],
+            pickers,
+            pool,
+            threads,
+        })
+    }
+
+    /// Number of games.
+    pub fn num_envs(&self) -> usize {
+        self.states.len()
+    }
+
+    /// Threads used.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// The compiled game.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &EnvConfig {
+        &self.config
+    }
+
+    /// The state of game `i`.
+    pub fn state(&self, i: usize) -> &State {
+        &self.states[i]
+    }
+
+    /// Every game's state.
+    pub fn states(&self) -> &[State] {
+        &self.states
+    }
+
+    /// Restarts every game from the base seed and writes the first observations.
+    pub fn reset(&mut self, out: BatchMut<'_>) -> Result<(), ConfigError> {
+        let n = self.num_envs();
+        out.check(n)?;
+        for i in 0..n {
+            self.states[i] = self.game.new_state_on_stream(self.seed, i as u64);
+            self.episodes[i] = 0;
+            self.pickers[i] = Picker::new(self.seed, i as u64);
+        }
+        out.reward.fill(0.0);
+        out.rewards.fill(0.0);
+        out.terminated.fill(0);
+        out.truncated.fill(0);
+        out.winner.fill(-1);
+        out.episode_len.fill(0);
+        for (i, s) in self.states.iter().enumerate() {
+            write_current(
+                &self.game,
+                s,
+                &mut out.obs[i * OBS_SIZE..(i + 1) * OBS_SIZE],
+                &mut out.mask[i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS],
+            );
+            out.seat[i] = s.current as i32;
+        }
+        Ok(())
+    }
+
+    /// Applies one action per game and writes the results. Every action is
+    /// checked first: if any is illegal, nothing is applied and the error names
+    /// the game and the reason.
+    pub fn step(&mut self, actions: &[u32], out: BatchMut<'_>) -> Result<(), VecEnvError> {
+        let n = self.num_envs();
+        out.check(n).map_err(VecEnvError::Config)?;
+        if actions.len() != n {
+            return Err(VecEnvError::Config(ConfigError::Invalid(format!(
+                "{} actions for {n} games",
+                actions.len()
+            ))));
+        }
+        for (i, (s, &a)) in self.states.iter().zip(actions).enumerate() {
+            let a = a as usize;
+            if a >= NUM_ACTIONS || self.game.legal_mask(s) >> a & 1 == 0 {
+                let mut probe = s.clone();
+                let err = self
+                    .game
+                    .apply(&mut probe, a)
+                    .err()
+                    .unwrap_or(ActionError::RoundOver);
+                return Err(VecEnvError::Action { env: i, error: err });
+            }
+        }
+        self.run(Actions::Given(actions), out, true);
+        Ok(())
+    }
+
+    /// Steps every game with a uniformly random legal action (each game has its
+    /// own seeded picker). With `write_obs` false only masks-free engine work is
+    /// done and just the per-step scalars are written (a benchmark of the engine).
+    pub fn step_random(&mut self, out: BatchMut<'_>, write_obs: bool) -> Result<(), ConfigError> {
+        out.check(self.num_envs())?;
+        self.run(Actions::Random, out, write_obs);
+        Ok(())
+    }
+
+    fn run(&mut self, actions: Actions<'_>, out: BatchMut<'_>, write_obs: bool) {
+        let chunk = Chunk {
+            base: 0,
+            states: &mut self.states,
+            episodes: &mut self.episodes,
+            pickers: &mut self.pickers,
+            out,
+        };
+        let ctx = StepCtx {
+            game: &self.game,
+            config: &self.config,
+            seed: self.seed,
+            actions,
+            write_obs,
+        };
+        match &self.pool {
+            Some(pool) => {
+                let parts = self.threads;
+                pool.install(|| split_run(&ctx, chunk, parts));
+            }
+            None => ctx.run_chunk(chunk),
+        }
+    }
+}
+
+/// An error from [`VecEnv::step`].
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+pub enum VecEnvError {
+    /// A buffer or argument has the wrong size.
+    #[error(transparent)]
+    Config(ConfigError),
+    /// An action was illegal; nothing was applied.
+    #[error("game {env}: {error}")]
+    Action {
+        /// Index of the game.
+        env: usize,
+        /// Why the action was refused.
+        error: ActionError,
+    },
+}
+
+struct Chunk<'a> {
+    base: usize,
+    states: &'a mut [State],
+    episodes: &'a mut [u64],
+    pickers: &'a mut [Picker],
+    out: BatchMut<'a>,
+}
+
+impl<'a> Chunk<'a> {
+    fn split(self) -> (Chunk<'a>, Chunk<'a>) {
+        let k = self.states.len() / 2;
+        let (s1, s2) = self.states.split_at_mut(k);
+        let (e1, e2) = self.episodes.split_at_mut(k);
+        let (p1, p2) = self.pickers.split_at_mut(k);
+        let (o1, o2) = self.out.split_at(k);
+        (
+            Chunk {
+                base: self.base,
+                states: s1,
+                episodes: e1,
+                pickers: p1,
+                out: o1,
+            },
+            Chunk {
+                base: self.base + k,
+                states: s2,
+                episodes: e2,
+                pickers: p2,
+                out: o2,
+            },
+        )
+    }
+}
+
+fn split_run(ctx: &StepCtx<'_>, chunk: Chunk<'_>, parts: usize) {
+    if parts <= 1 || chunk.states.len() < 2 {
+        ctx.run_chunk(chunk);
+        return;
+    }
+    let (a, b) = chunk.split();
+    rayon::join(
+        || split_run(ctx, a, parts / 2),
+        || split_run(ctx, b, parts - parts / 2),
+    );
+}
+
+struct StepCtx<'a> {
+    game: &'a Game,
+    config: &'a EnvConfig,
+    seed: u64,
+    actions: Actions<'a>,
+    write_obs: bool,
+}
+
+fn write_current(game: &Game, s: &State, obs: &mut [f32], mask: &mut [u8]) {
+    encode(game, s, s.current as usize, obs);
+    write_mask(game.legal_mask(s), mask);
+}
+
+/// Zero-sum rewards for the end of a round (or match), per seat.
+pub fn terminal_rewards(
+    game: &Game,
+    s: &State,
+    mode: RewardMode,
+    match_end: bool,
+    out: &mut [f32],
+) {
+    let n = game.num_players();
+    out[..n].fill(0.0);
+    let winner = if match_end {
+        s.match_winner()
+    } else {
+        s.round_winner()
+    };
+    let Some(w) = winner else { return };
+    match mode {
+        RewardMode::Win => {
+            let lose = -1.0 / (n as f32 - 1.0);
+            for (p, r) in out[..n].iter_mut().enumerate() {
+                *r = if p == w { 1.0 } else { lose };
+            }
+        }
+        RewardMode::Points => {
+            let Some(rw) = s.round_winner() else { return };
+            let mut total = 0.0;
+            for (p, r) in out[..n].iter_mut().enumerate() {
+                if p != rw {
+                    let held = game.points(s.hand(p)) as f32 / 100.0;
+                    *r = -held;
+                    total += held;
+                }
+            }
+            out[rw] = total;
+        }
+    }
+}
+
+impl StepCtx<'_> {
+    fn run_chunk(&self, c: Chunk<'_>) {
+        let game = self.game;
+        let n_players = game.num_players();
+        for j in 0..c.states.len() {
+            let i = c.base + j;
+            let s = &mut c.states[j];
+            let actor = s.current as usize;
+            let a = match self.actions {
+                Actions::Given(v) => v[i] as usize,
+                Actions::Random => {
+                    let m = game.legal_mask(s);
+                    let k = c.pickers[j].below(m.count_ones() as u64) as u32;
+                    crate::game::select_bit(m, k) as usize
+                }
+            };
+            // Legality was checked by `step` (or the action comes from the mask).
+            game.apply_checked_with(s, a, &mut ());
+            let rewards = &mut c.out.rewards[j * MAX_PLAYERS..(j + 1) * MAX_PLAYERS];
+            rewards.fill(0.0);
+            let mut done = false;
+            if s.is_round_over() {
+                let match_end = s.phase() == Phase::MatchOver;
+                match self.config.episode {
+                    Episode::Round => {
+                        terminal_rewards(game, s, self.config.reward, false, rewards);
+                        done = true;
+                    }
+                    Episode::Match => {
+                        if self.config.reward == RewardMode::Points {
+                            terminal_rewards(game, s, RewardMode::Points, false, rewards);
+                        }
+                        if match_end {
+                            if self.config.reward == RewardMode::Win {
+                                terminal_rewards(game, s, RewardMode::Win, true, rewards);
+                            }
+                            done = true;
+                        } else {
+                            let _ = game.next_round(s);
+                        }
+                    }
+                }
+            }
+            c.out.reward[j] = rewards[actor];
+            c.out.terminated[j] = (done && !s.is_truncated()) as u8;
+            c.out.truncated[j] = (done && s.is_truncated()) as u8;
+            if done {
+                c.out.episode_len[j] = s.decisions();
+                let w = if self.config.episode == Episode::Match {
+                    s.match_winner()
+                } else {
+                    s.round_winner()
+                };
+                c.out.winner[j] = w.map_or(-1, |w| w as i32);
+                if self.write_obs {
+                    encode(
+                        game,
+                        s,
+                        actor.min(n_players - 1),
+                        &mut c.out.final_obs[j * OBS_SIZE..(j + 1) * OBS_SIZE],
+                    );
+                }
+                c.episodes[j] += 1;
+                *s = game.new_state_on_stream(episode_seed(self.seed, c.episodes[j]), i as u64);
+            }
+            c.out.seat[j] = s.current as i32;
+            if self.write_obs {
+                write_current(
+                    game,
+                    s,
+                    &mut c.out.obs[j * OBS_SIZE..(j + 1) * OBS_SIZE],
+                    &mut c.out.mask[j * NUM_ACTIONS..(j + 1) * NUM_ACTIONS],
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! The vectorized core and observations: masks, hidden information,
+//! auto-reset, thread-count determinism, illegal actions.
+
+use uno_env::obs::{OBS_SIZE, ORACLE_SIZE, encode, encode_oracle};
+use uno_env::vec_env::Picker;
+use uno_env::{Buffers, EnvConfig, Episode, Game, NUM_ACTIONS, PRESETS, RewardMode, Rules, VecEnv};
+
+fn config(preset: &str, players: usize) -> EnvConfig {
+    EnvConfig::new(Rules::preset(preset).unwrap(), players)
+}
+
+/// Picks a random legal action for each game from the mask buffer.
+fn pick_all(buf: &Buffers, pickers: &mut [Picker], actions: &mut [u32]) {
+    for (i, a) in actions.iter_mut().enumerate() {
+        let row = &buf.mask[i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS];
+        let mut m = 0u128;
+        for (j, &b) in row.iter().enumerate() {
+            m |= (b as u128) << j;
+        }
+        *a = pickers[i].pick(m) as u32;
+    }
+}
+
+#[test]
+fn mask_matches_engine_on_every_step() {
+    for preset in PRESETS {
+        for players in [2, 4, 7] {
+            let n = 16;
+            let mut env = VecEnv::new(config(preset, players), n, 3, 1).unwrap();
+            let mut buf = Buffers::new(n);
+            env.reset(buf.batch()).unwrap();
+            let mut pickers: Vec<Picker> = (0..n as u64).map(|i| Picker::new(9, i)).collect();
+            let mut actions = vec![0u32; n];
+            for _ in 0..400 {
+                for i in 0..n {
+                    let legal = env.game().legal_actions(env.state(i));
+                    let row: Vec<usize> = (0..NUM_ACTIONS)
+                        .filter(|&a| buf.mask[i * NUM_ACTIONS + a] == 1)
+                        .collect();
+                    assert_eq!(legal, row, "{preset} {players}");
+                    assert_eq!(buf.seat[i], env.state(i).current_player().unwrap() as i32);
+                    let mut obs = vec![0.0; OBS_SIZE];
+                    encode(env.game(), env.state(i), buf.seat[i] as usize, &mut obs);
+                    assert_eq!(&obs[..], &buf.obs[i * OBS_SIZE..(i + 1) * OBS_SIZE]);
+                }
+                pick_all(&buf, &mut pickers, &mut actions);
+                env.step(&actions, buf.batch()).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn observation_hides_other_hands_and_the_launcher() {
+    // Two positions that differ only in hidden information (which card an
+    // opponent holds vs which is in the launcher) encode identically for the
+    // observer; the oracle encoding tells them apart.
+    use uno_env::{Face, Scenario};
+    let f = |n: &str| Face::parse(n).unwrap();
+    for preset in PRESETS {
+        let game = Game::new(Rules::preset(preset).unwrap(), 3).unwrap();
+        let make = |swap: bool| {
+            let (held, loaded) = if swap { ("B9", "G2") } else { ("G2", "B9") };
+            game.scenario(&Scenario {
+                hands: vec![
+                    vec![f("R5"), f("Y7")],
+                    vec![f("R1"), f(held)],
+                    vec![f("Y3")],
+                ],
+                top: Some(f("R8")),
+                launcher: Some(vec![f(loaded), f("Y1"), f("Y2")]),
+                current: 0,
+                seed: 4,
+                ..Default::default()
+            })
+            .unwrap()
+        };
+        let (s, t) = (make(false), make(true));
+        assert!(game.check_invariants(&s).is_ok() && game.check_invariants(&t).is_ok());
+        assert_ne!(s, t);
+        let (mut o1, mut o2) = (vec![0.0; OBS_SIZE], vec![0.0; OBS_SIZE]);
+        encode(&game, &s, 0, &mut o1);
+        encode(&game, &t, 0, &mut o2);
+        assert_eq!(
+            o1, o2,
+            "{preset}: hidden information leaked into the observation"
+        );
+        let (mut f1, mut f2) = (vec![0.0; ORACLE_SIZE], vec![0.0; ORACLE_SIZE]);
+        encode_oracle(&game, &s, 0, &mut f1);
+        encode_oracle(&game, &t, 0, &mut f2);
+        assert_ne!(
+            f1, f2,
+            "{preset}: the oracle encoding must show hidden cards"
+        );
+        // And the observer's own hand does change the observation.
+        let mut o3 = vec![0.0; OBS_SIZE];
+        encode(&game, &s, 1, &mut o3);
+        assert_ne!(o1, o3);
+    }
+}
+
+#[test]
+fn auto_reset_keeps_final_observation_and_rewards() {
+    let n = 8;
+    let mut env = VecEnv::new(config("classic", 2), n, 5, 1).unwrap();
+    let mut buf = Buffers::new(n);
+    env.reset(buf.batch()).unwrap();
+    let mut finished = 0;
+    for _ in 0..20_000 {
+        let before: Vec<_> = (0..n).map(|i| env.state(i).clone()).collect();
+        env.step_random(buf.batch(), true).unwrap();
+        for i in 0..n {
+            if buf.terminated[i] == 1 {
+                finished += 1;
+                let w = buf.winner[i];
+                assert!(w == 0 || w == 1);
+                let r = &buf.rewards[i * uno_env::MAX_PLAYERS..i * uno_env::MAX_PLAYERS + 2];
+                assert_eq!(r[w as usize], 1.0);
+                assert_eq!(r[1 - w as usize], -1.0);
+                assert!(buf.episode_len[i] > 0);
+                // The final observation is the terminal position seen by the last actor,
+                // and the live observation is a fresh deal.
+                let actor = before[i].current_player().unwrap();
+                let fin = &buf.final_obs[i * OBS_SIZE..(i + 1) * OBS_SIZE];
+                let hand: f32 = fin[..uno_env::NUM_FACES].iter().sum();
+                assert_eq!(
+                    actor as i32 == w,
+                    hand == 0.0,
+                    "winner's final hand is empty"
+                );
+                assert_eq!(env.state(i).decisions(), 0);
+                let live: f32 = buf.obs[i * OBS_SIZE..i * OBS_SIZE + uno_env::NUM_FACES]
+                    .iter()
+                    .sum();
+                assert!(live >= 7.0, "auto-reset deals a new hand");
+            } else {
+                assert!(
+                    buf.rewards[i * uno_env::MAX_PLAYERS..(i + 1) * uno_env::MAX_PLAYERS]
+                        .iter()
+                        .all(|r| *r == 0.0)
+                );
+            }
+        }
+        if finished > 50 {
+            break;
+        }
+    }
+    assert!(finished > 50);
+}
+
+#[test]
+fn one_and_two_threads_give_identical_trajectories() {
+    for preset in ["attack-2010", "flash"] {
+        let run = |threads| {
+            let n = 33;
+            let mut env = VecEnv::new(config(preset, 4), n, 21, threads).unwrap();
+            let mut buf = Buffers::new(n);
+            env.reset(buf.batch()).unwrap();
+            let mut pickers: Vec<Picker> = (0..n as u64).map(|i| Picker::new(1, i)).collect();
+            let mut actions = vec![0u32; n];
+            let mut trace = Vec::new();
+            for _ in 0..300 {
+                pick_all(&buf, &mut pickers, &mut actions);
+                env.step(&actions, buf.batch()).unwrap();
+                trace.push((
+                    buf.obs.clone(),
+                    buf.mask.clone(),
+                    buf.rewards.clone(),
+                    buf.terminated.clone(),
+                ));
+            }
+            for _ in 0..300 {
+                env.step_random(buf.batch(), true).unwrap();
+                trace.push((
+                    buf.obs.clone(),
+                    buf.mask.clone(),
+                    buf.rewards.clone(),
+                    buf.terminated.clone(),
+                ));
+            }
+            trace
+        };
+        assert!(run(1) == run(2), "{preset}: 1 and 2 threads differ");
+    }
+}
+
+#[test]
+fn illegal_action_in_a_batch_changes_nothing() {
+    let n = 4;
+    let mut env = VecEnv::new(config("attack-2010", 3), n, 2, 1).unwrap();
+    let mut buf = Buffers::new(n);
+    env.reset(buf.batch()).unwrap();
+    let before: Vec<_> = env.states().to_vec();
+    let mut actions: Vec<u32> = (0..n)
+        .map(|i| env.game().legal_actions(env.state(i))[0] as u32)
+        .collect();
+    actions[2] = 94; // challenge: never legal in a Play phase
+    let err = env.step(&actions, buf.batch()).unwrap_err().to_string();
+    assert!(err.contains("game 2"), "{err}");
+    assert_eq!(env.states(), &before[..]);
+    let err = env.step(&[0, 1], buf.batch()).unwrap_err().to_string();
+    assert!(err.contains("2 actions for 4 games"), "{err}");
+    assert!(VecEnv::new(config("classic", 11), 1, 0, 1).is_err());
+}
+
+#[test]
+fn match_episodes_and_points_rewards_are_zero_sum() {
+    let mut cfg = config("attack-2010", 3);
+    cfg.episode = Episode::Match;
+    cfg.reward = RewardMode::Points;
+    cfg.rules.options.target_score = 150;
+    let n = 4;
+    let mut env = VecEnv::new(cfg, n, 8, 1).unwrap();
+    let mut buf = Buffers::new(n);
+    env.reset(buf.batch()).unwrap();
+    let mut rounds = 0;
+    let mut matches = 0;
+    for _ in 0..100_000 {
+        env.step_random(buf.batch(), false).unwrap();
+        for i in 0..n {
+            let r = &buf.rewards[i * uno_env::MAX_PLAYERS..(i + 1) * uno_env::MAX_PLAYERS];
+            if r.iter().any(|x| *x != 0.0) {
+                rounds += 1;
+                assert!(
+                    r.iter().sum::<f32>().abs() < 1e-3,
+                    "points rewards are zero-sum: {r:?}"
+                );
+            }
+            matches += buf.terminated[i] as usize;
+        }
+        if matches >= 3 {
+            break;
+        }
+    }
+    assert!(
+        matches >= 3 && rounds > matches,
+        "rounds {rounds} matches {matches}"
+    );
+}
