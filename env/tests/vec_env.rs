@@ -1,3 +1,4 @@
+#![allow(clippy::needless_range_loop)] // tests index several parallel buffers by game
 //! The vectorized core and observations: masks, hidden information,
 //! auto-reset, thread-count determinism, illegal actions.
 
