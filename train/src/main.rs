@@ -1,1 +1,42 @@
-fn main() {}
+//! `uno-attack`: train, evaluate, benchmark and play UNO Attack! agents.
+//!
+//! Subcommands: `simulate` (random play with statistics and invariant checks),
+//! `bench` (environment throughput), `arena` (agents head to head), `train`
+//! (self-play PPO), `play` (you against the bot). Bad flags or configs print a
+//! one-line error and exit with code 2.
+
+mod commands;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// UNO Attack! reinforcement-learning environment, agents and trainer.
+#[derive(Parser)]
+#[command(name = "uno-attack", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Play rounds with uniformly random legal actions and report statistics.
+    Simulate(commands::simulate::Args),
+    /// Measure environment throughput (steps per second).
+    Bench(commands::bench::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Simulate(a) => commands::simulate::run(a),
+        Command::Bench(a) => commands::bench::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

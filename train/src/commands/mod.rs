@@ -1,0 +1,13 @@
+//! One module per subcommand; each exposes `Args` (clap) and `run`.
+
+pub mod bench;
+pub mod simulate;
+
+/// A subcommand's failure: printed as one line, exit code 2.
+pub type CmdResult = Result<(), String>;
+
+/// Loads rules from a preset name or TOML path and compiles them for `players`.
+pub fn load_game(rules: &str, players: usize) -> Result<uno_env::Game, String> {
+    let r = uno_env::Rules::load(rules).map_err(|e| e.to_string())?;
+    uno_env::Game::new(r, players).map_err(|e| e.to_string())
+}

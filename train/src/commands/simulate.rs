@@ -1,0 +1,164 @@
+//! `uno-attack simulate`: random legal play with statistics and an invariant
+//! check after every action.
+
+use super::{CmdResult, load_game};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use uno_env::vec_env::Picker;
+use uno_env::{Events, Face, Game};
+
+/// Flags of `simulate`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Preset (attack-1999, attack-2010, attack-modern, flash, classic) or TOML path.
+    #[arg(long, default_value = "attack-2010")]
+    rules: String,
+    /// Players at the table (2..=10).
+    #[arg(long, default_value_t = 4)]
+    players: usize,
+    /// Rounds to play.
+    #[arg(long, default_value_t = 1000)]
+    games: u64,
+    /// Base seed (round i uses ChaCha stream i).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Default)]
+struct Stats {
+    kinds: BTreeMap<String, u64>,
+    presses: u64,
+    misses: u64,
+    fired: u64,
+    drawn: u64,
+}
+
+impl Events for Stats {
+    fn played(&mut self, _seat: usize, face: Face) {
+        *self.kinds.entry(face.kind().name().to_string()).or_default() += 1;
+    }
+    fn pressed(&mut self, _seat: usize, fired: usize) {
+        self.presses += 1;
+        self.misses += (fired == 0) as u64;
+        self.fired += fired as u64;
+    }
+    fn drew(&mut self, _seat: usize, n: usize) {
+        self.drawn += n as u64;
+    }
+}
+
+/// What `simulate` reports.
+#[derive(Serialize)]
+struct Report {
+    rules: String,
+    players: usize,
+    games: u64,
+    seed: u64,
+    decisions: u64,
+    mean_decisions_per_round: f64,
+    max_decisions_per_round: u32,
+    truncated: u64,
+    wins_by_seat: Vec<u64>,
+    win_share_by_seat: Vec<f64>,
+    mean_points_per_round: f64,
+    cards_played_by_kind: BTreeMap<String, u64>,
+    launcher_presses: u64,
+    launcher_misses: u64,
+    launcher_cards_fired: u64,
+    cards_drawn_from_pile: u64,
+    invariant_violations: u64,
+    first_violation: Option<String>,
+}
+
+fn simulate(game: &Game, a: &Args) -> Report {
+    let n = game.num_players();
+    let mut stats = Stats::default();
+    let mut wins = vec![0u64; n];
+    let (mut decisions, mut max_d, mut truncated, mut violations, mut points) = (0u64, 0u32, 0u64, 0u64, 0u64);
+    let mut first_violation = None;
+    for g in 0..a.games {
+        let mut s = game.new_state_on_stream(a.seed, g);
+        let mut pick = Picker::new(a.seed, g);
+        let mut check = |s: &uno_env::State, what: &str| {
+            if let Err(e) = game.check_invariants(s) {
+                violations += 1;
+                first_violation.get_or_insert_with(|| format!("round {g}, {what}: {e}"));
+            }
+        };
+        check(&s, "after the deal");
+        while !s.is_round_over() {
+            let a = pick.pick(game.legal_mask(&s));
+            if let Err(e) = game.apply_with(&mut s, a, &mut stats) {
+                violations += 1;
+                first_violation.get_or_insert_with(|| format!("round {g}: legal action refused: {e}"));
+                break;
+            }
+            check(&s, &uno_env::action_name(a));
+        }
+        decisions += s.decisions() as u64;
+        max_d = max_d.max(s.decisions());
+        match s.round_winner() {
+            Some(w) => {
+                wins[w] += 1;
+                points += s.round_points()[w] as u64;
+            }
+            None => truncated += 1,
+        }
+    }
+    let games = a.games.max(1) as f64;
+    Report {
+        rules: game.rules().name.clone(),
+        players: n,
+        games: a.games,
+        seed: a.seed,
+        decisions,
+        mean_decisions_per_round: decisions as f64 / games,
+        max_decisions_per_round: max_d,
+        truncated,
+        win_share_by_seat: wins.iter().map(|w| *w as f64 / games).collect(),
+        wins_by_seat: wins,
+        mean_points_per_round: points as f64 / games,
+        cards_played_by_kind: stats.kinds,
+        launcher_presses: stats.presses,
+        launcher_misses: stats.misses,
+        launcher_cards_fired: stats.fired,
+        cards_drawn_from_pile: stats.drawn,
+        invariant_violations: violations,
+        first_violation,
+    }
+}
+
+/// Runs `simulate`.
+pub fn run(a: Args) -> CmdResult {
+    let game = load_game(&a.rules, a.players)?;
+    let r = simulate(&game, &a);
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);
+    } else {
+        println!("rules {} · {} players · {} rounds · seed {}", r.rules, r.players, r.games, r.seed);
+        println!(
+            "decisions: {} (mean {:.1}, max {} per round), truncated rounds: {}",
+            r.decisions, r.mean_decisions_per_round, r.max_decisions_per_round, r.truncated
+        );
+        let shares: Vec<String> = r.win_share_by_seat.iter().map(|w| format!("{:.3}", w)).collect();
+        println!("win share by seat: {}", shares.join(" "));
+        println!("mean points per round (winner): {:.1}", r.mean_points_per_round);
+        println!(
+            "launcher: {} presses, {} misses, {} cards fired; draw pile: {} cards drawn",
+            r.launcher_presses, r.launcher_misses, r.launcher_cards_fired, r.cards_drawn_from_pile
+        );
+        let kinds: Vec<String> = r.cards_played_by_kind.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        println!("cards played by kind: {}", kinds.join(" "));
+        println!("invariant violations: {}", r.invariant_violations);
+        if let Some(v) = &r.first_violation {
+            println!("first violation: {v}");
+        }
+    }
+    if r.invariant_violations > 0 {
+        return Err(format!("{} invariant violations", r.invariant_violations));
+    }
+    Ok(())
+}
