@@ -330,7 +330,26 @@ pub(crate) fn select_bit(m: u128, k: u32) -> u32 {
 }
 
 #[inline]
-fn select64(x: u64, mut k: u32) -> u32 {
+fn select64(x: u64, k: u32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("bmi2") {
+            // SAFETY: the CPU supports BMI2 (checked just above).
+            return unsafe { select64_bmi2(x, k) };
+        }
+    }
+    select64_portable(x, k)
+}
+
+/// `pdep` deposits bit k onto the k-th set bit of `x`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn select64_bmi2(x: u64, k: u32) -> u32 {
+    core::arch::x86_64::_pdep_u64(1u64 << k, x).trailing_zeros()
+}
+
+#[inline]
+fn select64_portable(x: u64, mut k: u32) -> u32 {
     let mut base = 0;
     let mut x = x;
     // Skip whole bytes by popcount, then scan the byte.
@@ -367,6 +386,10 @@ mod tests {
             let bits: Vec<usize> = iter_bits(m).collect();
             for (k, b) in bits.iter().enumerate() {
                 assert_eq!(select_bit(m, k as u32) as usize, *b);
+                let (lo, c) = (m as u64, (m as u64).count_ones());
+                if (k as u32) < c {
+                    assert_eq!(select64_portable(lo, k as u32) as usize, *b);
+                }
             }
         }
     }
