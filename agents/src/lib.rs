@@ -1,4 +1,37 @@
-//! Agents for UNO Attack!: random, heuristic and neural players, and the arena that rates them.
+//! `uno-agents`: the players of the project and the arena that rates them.
+//!
+//! Every player implements [`Agent`]: given the game, a state and its seat it
+//! returns a legal action id, reading only what that seat may see (the
+//! hand-written agents go through [`PublicView`]). The ladder of hand-written
+//! agents is `random` < `random-play` < `first-legal` < `greedy` < `heuristic`; the neural agent
+//! (feature `neural`) plugs in through a checkpoint hook ([`register_checkpoint_builder`]).
+//! Agents are named by spec strings ([`parse_spec`], [`build`]) so scripts and
+//! the CLI can pit any of them against each other in the [`arena`], which plays
+//! seeded, seat-rotated games in parallel and reports win rates with confidence
+//! intervals, points, ranks and Bradley–Terry league ratings.
+
+#![warn(missing_docs)]
+
+pub mod agent;
+pub mod arena;
+pub mod error;
+pub mod heuristic;
+pub mod simple;
+pub mod spec;
+pub mod stats;
+pub mod view;
+
+pub use agent::Agent;
+pub use arena::{
+    AgentResult, ArenaConfig, ArenaReport, LeagueConfig, LeagueEntry, LeagueReport, Progress,
+    WinDiff, run_arena,
+    run_league, seat_assignment,
+};
+pub use error::AgentError;
+pub use heuristic::{Heuristic, HeuristicParams};
+pub use simple::{FirstLegal, Greedy, RandomAgent, RandomPlay};
+pub use spec::{AgentSpec, CheckpointBuilder, build, parse_spec, register_checkpoint_builder};
+pub use view::PublicView;
 
 #[cfg(feature = "neural")]
 pub mod neural;

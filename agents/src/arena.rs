@@ -1,0 +1,509 @@
+//! The arena: seeded, seat-rotated games between agents, played in parallel,
+//! with win rates, confidence intervals, points, ranks and league ratings.
+//!
+//! # What a game is
+//!
+//! One game is one round (one deal, played until someone goes out or the round
+//! is cut short by `max_decisions`). Game `g` deals from ChaCha stream
+//! `g / players` of `seed`: the `players` games of a rotation block share the
+//! deal and differ only in who sits where (duplicate-style, which lowers the
+//! variance of comparisons). Each seat's agent is reset with a seed mixed from
+//! `(seed, g, seat)`, so results do not depend on the thread count.
+//!
+//! # Seat rotation
+//!
+//! With `N` players and `K` agents (`K` must divide `N`), seat `s` of game `g`
+//! gets agent `((s + g) mod N) mod K`.
+//! With 2 agents at 4 seats that is A,B,A,B then B,A,B,A, ...; with 4 agents
+//! at 4 seats the four cyclic rotations. Over every block of `N` games each
+//! agent sits in each seat exactly `N / K` times, so with `games` a multiple of
+//! `N` the seating is exactly balanced.
+
+use crate::agent::{Agent, mix_seed};
+use crate::error::AgentError;
+use crate::spec::{AgentSpec, build};
+use crate::stats::{Z95, bradley_terry, diff_ci, wilson};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use uno_env::{Game, Rules};
+
+/// What to play: rules, table size, agents, number of games, seed, threads.
+#[derive(Clone, Debug)]
+pub struct ArenaConfig {
+    /// The edition.
+    pub rules: Rules,
+    /// Players at the table (2..=10).
+    pub players: usize,
+    /// The agents; their number must divide `players`.
+    pub agents: Vec<AgentSpec>,
+    /// Games (rounds) to play.
+    pub games: u64,
+    /// Master seed.
+    pub seed: u64,
+    /// Worker threads (0 = rayon's default).
+    pub threads: usize,
+}
+
+/// Progress callback: `(games done, games in total)`.
+pub type Progress<'a> = &'a (dyn Fn(u64, u64) + Sync);
+
+/// The agent index sitting in `seat` in game `game` (see the module docs).
+pub fn seat_assignment(players: usize, agents: usize, game: u64, seat: usize) -> usize {
+    ((seat as u64 + game) % players as u64) as usize % agents
+}
+
+/// Results of one agent.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct AgentResult {
+    /// The agent's spec string.
+    pub spec: String,
+    /// Seats it holds per game.
+    pub seats_per_game: usize,
+    /// Games played.
+    pub games: u64,
+    /// Games one of its seats won.
+    pub wins: u64,
+    /// wins / games (truncated games count as no-win).
+    pub win_rate: f64,
+    /// 95 % Wilson interval of the win rate.
+    pub win_ci: [f64; 2],
+    /// The chance level of the win rate (seats held / players).
+    pub chance: f64,
+    /// Mean points won per game (the round winner scores every card left in the other hands).
+    pub points_won: f64,
+    /// Mean points left in its hand per seat in games that seat did not win.
+    pub points_held: f64,
+    /// Mean rank per seat (1 = went out; others by cards then points left; ties share the mean rank).
+    pub mean_rank: f64,
+    /// Wins by seat (first-player bias shows here).
+    pub wins_by_seat: Vec<u64>,
+}
+
+/// Win-rate difference between the two agents of a two-agent arena.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct WinDiff {
+    /// First agent's win rate minus the second's.
+    pub diff: f64,
+    /// 95 % interval of the difference.
+    pub ci: [f64; 2],
+}
+
+/// Everything an arena run measured.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ArenaReport {
+    /// Rules name.
+    pub rules: String,
+    /// Players at the table.
+    pub players: usize,
+    /// Games played.
+    pub games: u64,
+    /// Master seed.
+    pub seed: u64,
+    /// Games cut short (no winner).
+    pub truncated: u64,
+    /// Mean decisions per game.
+    pub mean_decisions: f64,
+    /// Per-agent results, in the order given.
+    pub agents: Vec<AgentResult>,
+    /// For exactly two agents: the win-rate difference.
+    pub diff: Option<WinDiff>,
+}
+
+/// The outcome of one game, as the referee saw it.
+struct Outcome {
+    winner: Option<usize>,
+    truncated: bool,
+    decisions: u32,
+    /// Points won by the winner.
+    points: u32,
+    /// Per seat: points held, rank.
+    held: Vec<u32>,
+    rank: Vec<f64>,
+}
+
+type Seats = Vec<Vec<Box<dyn Agent + Send>>>;
+
+fn build_seats(specs: &[AgentSpec], per: usize) -> Result<Seats, AgentError> {
+    specs
+        .iter()
+        .map(|s| (0..per).map(|_| build(s, 0)).collect())
+        .collect()
+}
+
+fn play_one(
+    game: &Game,
+    seats: &mut Seats,
+    k: usize,
+    seed: u64,
+    g: u64,
+) -> Result<Outcome, AgentError> {
+    let n = game.num_players();
+    let mut state = game.new_state_on_stream(seed, g / n as u64);
+    // Which instance plays each seat.
+    let mut used = vec![0usize; k];
+    let mut who = Vec::with_capacity(n);
+    for s in 0..n {
+        let a = seat_assignment(n, k, g, s);
+        who.push((a, used[a]));
+        used[a] += 1;
+    }
+    for (s, &(a, i)) in who.iter().enumerate() {
+        seats[a][i].reset(mix_seed(
+            seed,
+            g.wrapping_mul(16).wrapping_add(s as u64 + 1),
+        ));
+    }
+    while let Some(p) = state.current_player() {
+        let (a, i) = who[p];
+        let action = seats[a][i].act(game, &state, p);
+        if let Err(e) = game.apply(&mut state, action) {
+            return Err(AgentError::IllegalAction {
+                agent: seats[a][i].name(),
+                seat: p,
+                action,
+                game: g,
+                reason: e.to_string(),
+            });
+        }
+    }
+    let winner = state.round_winner();
+    let held: Vec<u32> = (0..n).map(|p| game.points(state.hand(p))).collect();
+    let points = winner.map_or(0, |w| (0..n).filter(|&p| p != w).map(|p| held[p]).sum());
+    let key = |p: usize| {
+        if Some(p) == winner {
+            (0usize, 0u32)
+        } else {
+            (1 + state.hand_len(p), held[p])
+        }
+    };
+    let rank = (0..n)
+        .map(|p| {
+            let better = (0..n).filter(|&q| key(q) < key(p)).count();
+            let ties = (0..n).filter(|&q| key(q) == key(p)).count();
+            better as f64 + (ties as f64 + 1.0) / 2.0
+        })
+        .collect();
+    Ok(Outcome {
+        winner,
+        truncated: state.is_truncated(),
+        decisions: state.decisions(),
+        points,
+        held,
+        rank,
+    })
+}
+
+fn pool(threads: usize) -> Result<rayon::ThreadPool, AgentError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| AgentError::ThreadPool(e.to_string()))
+}
+
+/// Runs the arena. `progress` is called from worker threads as games finish.
+pub fn run_arena(cfg: &ArenaConfig, progress: Option<Progress>) -> Result<ArenaReport, AgentError> {
+    let game = Game::new(cfg.rules.clone(), cfg.players)?;
+    run_on(
+        &game,
+        cfg,
+        &pool(cfg.threads)?,
+        progress,
+        &AtomicUsize::new(0),
+        cfg.games,
+    )
+}
+
+fn run_on(
+    game: &Game,
+    cfg: &ArenaConfig,
+    pool: &rayon::ThreadPool,
+    progress: Option<Progress>,
+    done: &AtomicUsize,
+    total: u64,
+) -> Result<ArenaReport, AgentError> {
+    let n = cfg.players;
+    let k = cfg.agents.len();
+    if k == 0 || !n.is_multiple_of(k) {
+        return Err(AgentError::SeatsNotDivisible {
+            agents: k,
+            players: n,
+        });
+    }
+    if cfg.games == 0 {
+        return Err(AgentError::NoGames);
+    }
+    let per = n / k;
+    // Fail early (and with a clear error) if an agent cannot be built.
+    build_seats(&cfg.agents, 1)?;
+    let outcomes: Vec<Outcome> = pool.install(|| {
+        (0..cfg.games)
+            .into_par_iter()
+            .map_init(
+                || build_seats(&cfg.agents, per),
+                |seats, g| {
+                    let seats = seats
+                        .as_mut()
+                        .map_err(|e| AgentError::ThreadPool(e.to_string()))?;
+                    let o = play_one(game, seats, k, cfg.seed, g);
+                    let d = done.fetch_add(1, Ordering::Relaxed) as u64 + 1;
+                    if let Some(p) = progress {
+                        p(d, total);
+                    }
+                    o
+                },
+            )
+            .collect::<Result<Vec<_>, _>>()
+    })?;
+    let names: Vec<String> = cfg.agents.iter().map(|a| a.to_string()).collect();
+    let mut wins = vec![0u64; k];
+    let mut pts = vec![0u64; k];
+    let mut held = vec![0u64; k];
+    let mut held_n = vec![0u64; k];
+    let mut rank = vec![0f64; k];
+    let mut by_seat = vec![vec![0u64; n]; k];
+    let mut truncated = 0;
+    let mut decisions = 0u64;
+    for (g, o) in outcomes.iter().enumerate() {
+        truncated += o.truncated as u64;
+        decisions += o.decisions as u64;
+        for (s, (&r, &h)) in o.rank.iter().zip(&o.held).enumerate() {
+            let a = seat_assignment(n, k, g as u64, s);
+            rank[a] += r;
+            if o.winner == Some(s) {
+                wins[a] += 1;
+                pts[a] += o.points as u64;
+                by_seat[a][s] += 1;
+            } else {
+                held[a] += h as u64;
+                held_n[a] += 1;
+            }
+        }
+    }
+    let games = cfg.games;
+    let agents: Vec<AgentResult> = (0..k)
+        .map(|a| {
+            let (lo, hi) = wilson(wins[a], games, Z95);
+            AgentResult {
+                spec: names[a].clone(),
+                seats_per_game: per,
+                games,
+                wins: wins[a],
+                win_rate: wins[a] as f64 / games as f64,
+                win_ci: [lo, hi],
+                chance: per as f64 / n as f64,
+                points_won: pts[a] as f64 / games as f64,
+                points_held: held[a] as f64 / held_n[a].max(1) as f64,
+                mean_rank: rank[a] / (games as f64 * per as f64),
+                wins_by_seat: by_seat[a].clone(),
+            }
+        })
+        .collect();
+    let diff = (k == 2).then(|| {
+        let (d, lo, hi) = diff_ci(wins[0], wins[1], games, Z95);
+        WinDiff {
+            diff: d,
+            ci: [lo, hi],
+        }
+    });
+    Ok(ArenaReport {
+        rules: cfg.rules.name.clone(),
+        players: n,
+        games,
+        seed: cfg.seed,
+        truncated,
+        mean_decisions: decisions as f64 / games as f64,
+        agents,
+        diff,
+    })
+}
+
+impl fmt::Display for ArenaReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{} | {} players | {} games | seed {} | truncated {} | {:.1} decisions/game",
+            self.rules, self.players, self.games, self.seed, self.truncated, self.mean_decisions
+        )?;
+        let w = self
+            .agents
+            .iter()
+            .map(|a| a.spec.len())
+            .max()
+            .unwrap_or(5)
+            .max(5);
+        writeln!(
+            f,
+            "{:<w$}  {:>7}  {:>7}  {:>17}  {:>6}  {:>9}  {:>9}  {:>5}",
+            "agent", "games", "wins", "win rate [95% CI]", "chance", "pts won", "pts held", "rank"
+        )?;
+        for a in &self.agents {
+            writeln!(
+                f,
+                "{:<w$}  {:>7}  {:>7}  {:>5.1}% [{:>4.1},{:>4.1}]  {:>5.1}%  {:>9.2}  {:>9.2}  {:>5.2}",
+                a.spec,
+                a.games,
+                a.wins,
+                100.0 * a.win_rate,
+                100.0 * a.win_ci[0],
+                100.0 * a.win_ci[1],
+                100.0 * a.chance,
+                a.points_won,
+                a.points_held,
+                a.mean_rank
+            )?;
+        }
+        if let Some(d) = &self.diff {
+            writeln!(
+                f,
+                "difference {} - {}: {:+.1} points [{:+.1}, {:+.1}]",
+                self.agents[0].spec,
+                self.agents[1].spec,
+                100.0 * d.diff,
+                100.0 * d.ci[0],
+                100.0 * d.ci[1]
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// A round-robin league: every pair of specs plays `games_per_pair` games.
+#[derive(Clone, Debug)]
+pub struct LeagueConfig {
+    /// The edition.
+    pub rules: Rules,
+    /// Players at the table (must be even: each pair shares the seats half and half).
+    pub players: usize,
+    /// The entrants.
+    pub specs: Vec<AgentSpec>,
+    /// Games per pair.
+    pub games_per_pair: u64,
+    /// Master seed (pair `i` plays with a seed mixed from it).
+    pub seed: u64,
+    /// Worker threads (0 = rayon's default).
+    pub threads: usize,
+}
+
+/// One entrant's league line.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LeagueEntry {
+    /// The spec.
+    pub spec: String,
+    /// Bradley–Terry rating on the Elo scale (mean 0).
+    pub rating: f64,
+    /// Games played.
+    pub games: u64,
+    /// Games won.
+    pub wins: u64,
+}
+
+/// League results: ratings, the head-to-head matrix and each pair's report.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LeagueReport {
+    /// Entrants sorted by rating, best first.
+    pub table: Vec<LeagueEntry>,
+    /// `wins[i][j]`: games spec i won against spec j (in input order).
+    pub wins: Vec<Vec<u64>>,
+    /// Spec strings in input order.
+    pub specs: Vec<String>,
+    /// Each pair's arena report.
+    pub pairs: Vec<ArenaReport>,
+}
+
+/// Runs a round-robin league and rates it with Bradley–Terry.
+pub fn run_league(
+    cfg: &LeagueConfig,
+    progress: Option<Progress>,
+) -> Result<LeagueReport, AgentError> {
+    let k = cfg.specs.len();
+    if k < 2 {
+        return Err(AgentError::LeagueTooSmall(k));
+    }
+    let game = Game::new(cfg.rules.clone(), cfg.players)?;
+    let pool = pool(cfg.threads)?;
+    let pairs: Vec<(usize, usize)> = (0..k)
+        .flat_map(|i| (i + 1..k).map(move |j| (i, j)))
+        .collect();
+    let total = cfg.games_per_pair * pairs.len() as u64;
+    let done = AtomicUsize::new(0);
+    let mut wins = vec![vec![0u64; k]; k];
+    let mut reports = Vec::new();
+    for (idx, &(i, j)) in pairs.iter().enumerate() {
+        let arena = ArenaConfig {
+            rules: cfg.rules.clone(),
+            players: cfg.players,
+            agents: vec![cfg.specs[i].clone(), cfg.specs[j].clone()],
+            games: cfg.games_per_pair,
+            seed: mix_seed(cfg.seed, idx as u64 + 1),
+            threads: cfg.threads,
+        };
+        let r = run_on(&game, &arena, &pool, progress, &done, total)?;
+        wins[i][j] += r.agents[0].wins;
+        wins[j][i] += r.agents[1].wins;
+        reports.push(r);
+    }
+    let wf: Vec<Vec<f64>> = wins
+        .iter()
+        .map(|r| r.iter().map(|&x| x as f64).collect())
+        .collect();
+    let ratings = bradley_terry(&wf);
+    let specs: Vec<String> = cfg.specs.iter().map(|s| s.to_string()).collect();
+    let mut table: Vec<LeagueEntry> = (0..k)
+        .map(|i| LeagueEntry {
+            spec: specs[i].clone(),
+            rating: ratings[i],
+            games: cfg.games_per_pair * (k as u64 - 1),
+            wins: wins[i].iter().sum(),
+        })
+        .collect();
+    table.sort_by(|a, b| b.rating.total_cmp(&a.rating));
+    Ok(LeagueReport {
+        table,
+        wins,
+        specs,
+        pairs: reports,
+    })
+}
+
+impl fmt::Display for LeagueReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let w = self.specs.iter().map(|s| s.len()).max().unwrap_or(5).max(5);
+        writeln!(
+            f,
+            "{:>3}  {:<w$}  {:>8}  {:>7}  {:>7}  {:>6}",
+            "#", "agent", "rating", "games", "wins", "win%"
+        )?;
+        for (r, e) in self.table.iter().enumerate() {
+            writeln!(
+                f,
+                "{:>3}  {:<w$}  {:>+8.1}  {:>7}  {:>7}  {:>5.1}%",
+                r + 1,
+                e.spec,
+                e.rating,
+                e.games,
+                e.wins,
+                100.0 * e.wins as f64 / e.games.max(1) as f64
+            )?;
+        }
+        writeln!(f, "head to head (row's wins against column):")?;
+        write!(f, "{:<w$}", "")?;
+        for j in 0..self.specs.len() {
+            write!(f, "  {:>7}", format!("#{}", j))?;
+        }
+        writeln!(f)?;
+        for (i, s) in self.specs.iter().enumerate() {
+            write!(f, "{:<w$}", format!("#{i} {s}"))?;
+            for j in 0..self.specs.len() {
+                if i == j {
+                    write!(f, "  {:>7}", "-")?;
+                } else {
+                    write!(f, "  {:>7}", self.wins[i][j])?;
+                }
+            }
+            writeln!(f)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,86 @@
+//! Errors of agent specs, agent construction and the arena.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong when naming, building or running agents.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// The spec string is empty.
+    #[error(
+        "empty agent spec (expected random, random-play, first-legal, greedy, heuristic[:k=v,...] or checkpoint:<path>)"
+    )]
+    EmptySpec,
+    /// The spec names no known agent.
+    #[error(
+        "unknown agent `{0}` (expected random, random-play, first-legal, greedy, heuristic[:k=v,...] or checkpoint:<path>)"
+    )]
+    UnknownAgent(String),
+    /// This agent takes no `:options`.
+    #[error("agent `{0}` takes no options (got `{1}`)")]
+    UnexpectedOptions(String, String),
+    /// A heuristic override is not of the form `key=value`.
+    #[error("heuristic override `{0}` is not of the form key=value")]
+    BadOverride(String),
+    /// A heuristic parameter name is unknown or its value has the wrong type.
+    #[error("heuristic parameter `{key}`: {reason}")]
+    BadParam {
+        /// The parameter.
+        key: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// `checkpoint:` without a path.
+    #[error("`checkpoint:` needs a path (checkpoint:<dir>)")]
+    MissingCheckpointPath,
+    /// No neural builder is available for `checkpoint:<path>`.
+    #[error(
+        "cannot build checkpoint:{0}: neural agents need the `neural` feature / not yet available"
+    )]
+    NeuralUnavailable(PathBuf),
+    /// The registered neural builder failed.
+    #[error("cannot build checkpoint:{path}: {message}")]
+    Checkpoint {
+        /// The checkpoint path.
+        path: PathBuf,
+        /// The builder's error.
+        message: String,
+    },
+    /// The rules or table size are invalid.
+    #[error("invalid game: {0}")]
+    Game(#[from] uno_env::ConfigError),
+    /// The arena was given no agents, or a count that does not divide the seats.
+    #[error(
+        "{agents} agent(s) cannot share {players} seats evenly: the number of agents must divide the number of players"
+    )]
+    SeatsNotDivisible {
+        /// Agents given.
+        agents: usize,
+        /// Players at the table.
+        players: usize,
+    },
+    /// A league needs at least two specs.
+    #[error("a league needs at least two agent specs, got {0}")]
+    LeagueTooSmall(usize),
+    /// The arena was asked for zero games.
+    #[error("the arena needs at least one game")]
+    NoGames,
+    /// An agent returned an illegal action.
+    #[error(
+        "agent `{agent}` in seat {seat} returned illegal action {action} (game {game}): {reason}"
+    )]
+    IllegalAction {
+        /// The agent's name.
+        agent: String,
+        /// Its seat.
+        seat: usize,
+        /// The action id.
+        action: usize,
+        /// The game index.
+        game: u64,
+        /// The engine's reason.
+        reason: String,
+    },
+    /// The rayon thread pool could not be built.
+    #[error("thread pool: {0}")]
+    ThreadPool(String),
+}

@@ -1,0 +1,639 @@
+//! The strongest hand-written player: a one-ply scorer over the legal actions
+//! driven by a documented parameter set ([`HeuristicParams`]).
+//!
+//! It reads only public facts through [`PublicView`] plus its own memory of
+//! what it saw at its previous decision (used to judge Wild Draw Four bluffs).
+//! Every legal card play gets a score from: cards it leaves that can follow
+//! (colour control), points it dumps (weighted up when an opponent is close to
+//! going out), the expected cards its effect makes a victim take (launcher
+//! presses are valued with the public miss counter and hazard model), turns
+//! it costs the victim (weighted by how close the victim is to going out),
+//! the extra turn it earns at a two-player table, and the cost of spending a
+//! Wild (held for finishing and escaping). Pressing / drawing gets a fixed
+//! cost plus the expected cards taken; reneging happens only when every play
+//! scores below that.
+
+use crate::agent::Agent;
+use crate::view::PublicView;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use uno_env::action::{ACCEPT, CALL_UNO, CHALLENGE, COLOUR, DRAW, PASS, TARGET};
+use uno_env::card::{Colour, Face, Kind, NUM_FACES};
+use uno_env::game::iter_bits;
+use uno_env::rules::{LauncherModel, Supply};
+use uno_env::{Effect, Game, Phase, State};
+
+/// Tunable parameters of [`Heuristic`]. Defaults were tuned with the arena
+/// (`examples/arena.rs`, 20k games per setting); every field can be overridden in a spec string,
+/// e.g. `heuristic:wild_penalty=2.5,danger_cards=1`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HeuristicParams {
+    /// An opponent with at most this many cards is "close to going out".
+    pub danger_cards: usize,
+    /// Value per remaining card that can follow the play (same colour or same
+    /// symbol), counted up to `follow_cap`. Tuned negative: shed the short
+    /// colours first and keep the long colour (re-established later with a
+    /// same-number card or a Wild) for the finish.
+    pub w_follow: f64,
+    /// Most follow-up cards counted by `w_follow`.
+    pub follow_cap: usize,
+    /// Value per point dumped when nobody is close to going out.
+    pub w_points: f64,
+    /// Value per point dumped when an opponent is close to going out.
+    pub w_points_danger: f64,
+    /// Cost of spending a Wild while holding more than `wild_free_hand` other cards.
+    pub wild_penalty: f64,
+    /// With at most this many cards left after the play, Wilds cost nothing.
+    pub wild_free_hand: usize,
+    /// Value per expected card a victim takes (presses valued by the launcher model).
+    pub w_hit_card: f64,
+    /// Value of making a victim lose a turn.
+    pub w_skip: f64,
+    /// Multiplier on attack values when the victim is close to going out.
+    pub danger_mult: f64,
+    /// Value of keeping the turn (two-player Skip/Reverse/Hit) while holding a card to follow.
+    pub w_extra_turn: f64,
+    /// Value per extra card a Discard All dumps.
+    pub w_shed: f64,
+    /// A Discard All that dumps fewer extra cards than this is held (unless in danger or last resort).
+    pub discard_all_min: usize,
+    /// Cost of playing a Discard All too early (see `discard_all_min`).
+    pub discard_all_hold: f64,
+    /// Trade Hands only when the own hand (after the play) exceeds the target's by this many cards.
+    pub trade_margin: usize,
+    /// Value per card of hand-size gain from Trade Hands.
+    pub w_trade: f64,
+    /// Fixed cost of pressing / drawing instead of playing (a lost tempo). High = never renege.
+    pub renege_cost: f64,
+    /// After drawing a playable card (F-2), keep it when its play scores below this.
+    pub keep_drawn_below: f64,
+    /// Challenge a Wild Draw Four when the estimated chance that it was legal is below this.
+    pub challenge_below: f64,
+    /// Cost of bluffing a Wild Draw Four (playing it while holding the active colour).
+    pub bluff_penalty: f64,
+    /// Stack Mega Hits whenever possible.
+    pub stack: bool,
+    /// Colour choice: value per point of the colour held (prefer dumping colours with high cards).
+    pub w_colour_points: f64,
+    /// Colour choice: value when an opponent pressed/drew on the colour (they likely lack it).
+    pub w_colour_pressed: f64,
+    /// Colour choice: cost per unseen card of the colour as a fraction of all unseen cards.
+    pub w_colour_unseen: f64,
+}
+
+impl Default for HeuristicParams {
+    fn default() -> Self {
+        HeuristicParams {
+            danger_cards: 2,
+            w_follow: -1.0,
+            follow_cap: 4,
+            w_points: 0.01,
+            w_points_danger: 0.06,
+            wild_penalty: 6.0,
+            wild_free_hand: 2,
+            w_hit_card: 0.6,
+            w_skip: 0.6,
+            danger_mult: 3.0,
+            w_extra_turn: 1.0,
+            w_shed: 1.0,
+            discard_all_min: 2,
+            discard_all_hold: 2.0,
+            trade_margin: 2,
+            w_trade: 1.0,
+            renege_cost: 6.0,
+            keep_drawn_below: -1.0,
+            challenge_below: 0.5,
+            bluff_penalty: 100.0,
+            stack: true,
+            w_colour_points: 0.02,
+            w_colour_pressed: 1.0,
+            w_colour_unseen: 1.0,
+        }
+    }
+}
+
+/// What the heuristic remembers from its previous decision (its own observations).
+#[derive(Clone, Copy, Default)]
+struct Memory {
+    /// Discard pile it saw.
+    discard: u128,
+    /// Its hand then.
+    hand: u128,
+    /// The colour that was active once its action took effect.
+    colour_after: Option<Colour>,
+}
+
+/// Expected-cards model of the supply, built from the public rules.
+#[derive(Clone, Debug)]
+struct SupplyModel {
+    /// A draw pile: every draw is one card.
+    pile: bool,
+    /// Firing probability by misses (last entry repeats).
+    hazard: Vec<f64>,
+    /// Mean cards per firing.
+    fire_mean: f64,
+}
+
+impl SupplyModel {
+    fn new(game: &Game) -> Self {
+        let rules = game.rules();
+        if rules.supply == Supply::Pile {
+            return SupplyModel {
+                pile: true,
+                hazard: vec![1.0],
+                fire_mean: 1.0,
+            };
+        }
+        let capped = |mean: f64, max: u8| (1.0 + mean).min(max as f64);
+        let (hazard, fire_mean) = match &rules.launcher {
+            LauncherModel::Hazard { hazard, cards } => {
+                (hazard.clone(), capped(cards.mean, cards.max))
+            }
+            LauncherModel::Bernoulli { p, cards } => (vec![*p], capped(cards.mean, cards.max)),
+            LauncherModel::Pattern {
+                fires,
+                period,
+                cards,
+            } => (
+                vec![fires.len() as f64 / (*period).max(1) as f64],
+                capped(cards.mean, cards.max),
+            ),
+            LauncherModel::DrawOne => (vec![1.0], 1.0),
+            LauncherModel::Scripted { outcomes } => {
+                let fired: Vec<f64> = outcomes
+                    .iter()
+                    .filter(|&&o| o > 0)
+                    .map(|&o| o as f64)
+                    .collect();
+                let p = fired.len() as f64 / outcomes.len().max(1) as f64;
+                let m = fired.iter().sum::<f64>() / fired.len().max(1) as f64;
+                (vec![p], m)
+            }
+        };
+        SupplyModel {
+            pile: false,
+            hazard,
+            fire_mean,
+        }
+    }
+
+    /// Expected cards taken by `presses` presses starting at `misses` (stopping at the first firing if `stop`).
+    fn expected(&self, presses: usize, misses: usize, stop: bool) -> f64 {
+        if self.pile {
+            return presses as f64;
+        }
+        let l = self.hazard.len();
+        // e[m] = expected cards of the remaining presses from miss state m.
+        let mut e = vec![0.0; l];
+        for _ in 0..presses {
+            let mut next = vec![0.0; l];
+            for (m, slot) in next.iter_mut().enumerate() {
+                let h = self.hazard[m];
+                let after_fire = if stop { 0.0 } else { e[0] };
+                *slot = h * (self.fire_mean + after_fire) + (1.0 - h) * e[(m + 1).min(l - 1)];
+            }
+            e = next;
+        }
+        e[misses.min(l - 1)]
+    }
+}
+
+/// The hand-written expert (spec `heuristic`, parameters in [`HeuristicParams`]).
+pub struct Heuristic {
+    /// Its parameters.
+    pub params: HeuristicParams,
+    rng: ChaCha8Rng,
+    memory: Option<Memory>,
+    supply: Option<(usize, SupplyModel)>,
+}
+
+impl Heuristic {
+    /// A heuristic with these parameters and seed (the seed only breaks exact ties).
+    pub fn new(params: HeuristicParams, seed: u64) -> Self {
+        Heuristic {
+            params,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            memory: None,
+            supply: None,
+        }
+    }
+
+    fn supply(&mut self, game: &Game) -> SupplyModel {
+        let key = game as *const Game as usize;
+        match &self.supply {
+            Some((k, m)) if *k == key => m.clone(),
+            _ => {
+                let m = SupplyModel::new(game);
+                self.supply = Some((key, m.clone()));
+                m
+            }
+        }
+    }
+
+    fn noise(&mut self) -> f64 {
+        self.rng.random::<f64>() * 1e-6
+    }
+}
+
+/// Total cards in a face-count vector.
+fn total(counts: &[u8; NUM_FACES]) -> usize {
+    counts.iter().map(|&c| c as usize).sum()
+}
+
+impl Heuristic {
+    /// Scores naming colour `c` when holding `counts`.
+    fn colour_score(&self, v: &PublicView, counts: &[u8; NUM_FACES], c: Colour) -> f64 {
+        let p = &self.params;
+        let mut held = 0.0;
+        let mut pts = 0.0;
+        for (f, &n) in counts.iter().enumerate() {
+            let face = Face(f as u8);
+            if face.colour() == Some(c) && n > 0 {
+                held += n as f64;
+                pts += n as f64 * v.game.score_of(face) as f64;
+            }
+        }
+        let mut pressed = 0.0;
+        for o in v.opponents() {
+            if v.pressed_on(o) >> c.index() & 1 == 1 {
+                pressed += if o == v.next_seat() { 1.0 } else { 0.5 };
+            }
+        }
+        let unseen = v.unseen();
+        let all = unseen.count_ones().max(1) as f64;
+        let of_c = iter_bits(unseen)
+            .filter(|&i| v.game.face_of(i).colour() == Some(c))
+            .count() as f64;
+        held + p.w_colour_points * pts + p.w_colour_pressed * pressed
+            - p.w_colour_unseen * of_c / all
+    }
+
+    fn best_colour(&self, v: &PublicView, counts: &[u8; NUM_FACES]) -> Colour {
+        let mut best = Colour::Red;
+        let mut best_s = f64::NEG_INFINITY;
+        for c in Colour::ALL {
+            let s = self.colour_score(v, counts, c);
+            if s > best_s {
+                best_s = s;
+                best = c;
+            }
+        }
+        best
+    }
+
+    /// How much it matters to hurt `p` (more when `p` is close to going out).
+    fn threat(&self, v: &PublicView, p: usize) -> f64 {
+        if v.hand_len(p) <= self.params.danger_cards {
+            self.params.danger_mult
+        } else {
+            1.0
+        }
+    }
+
+    /// The opponent closest to going out (ties: nearest in the direction of play).
+    fn leader(&self, v: &PublicView) -> usize {
+        (1..v.players())
+            .map(|k| v.seat_at(k))
+            .filter(|&p| v.is_active(p))
+            .min_by_key(|&p| v.hand_len(p))
+            .unwrap_or(v.next_seat())
+    }
+
+    /// Value of an attack taking `cards` expected cards (and a turn if `turn`) from `victim`.
+    fn hit_value(&self, v: &PublicView, victim: usize, cards: f64, turn: bool) -> f64 {
+        let p = &self.params;
+        let base = p.w_hit_card * cards + if turn { p.w_skip } else { 0.0 };
+        if victim == v.seat {
+            -base
+        } else {
+            base * self.threat(v, victim)
+        }
+    }
+
+    /// Expected attack value when the victim is "the next player": the next
+    /// seat, or Flash's unit's uniform pick among everyone (possibly oneself).
+    fn next_victim_value(&self, v: &PublicView, cards: f64, turn: bool) -> f64 {
+        if v.game.random_unit() {
+            let n = v.num_active() as f64;
+            (0..v.players())
+                .filter(|&q| v.is_active(q))
+                .map(|q| self.hit_value(v, q, cards, turn))
+                .sum::<f64>()
+                / n
+        } else {
+            self.hit_value(v, v.next_seat(), cards, turn)
+        }
+    }
+
+    /// Scores playing face `f` from a hand of `counts`.
+    fn play_score(
+        &self,
+        v: &PublicView,
+        sm: &SupplyModel,
+        counts: &[u8; NUM_FACES],
+        f: Face,
+    ) -> f64 {
+        let p = &self.params;
+        let game = v.game;
+        let kind = f.kind();
+        let effect = game.effect_of(kind);
+        let mut rem = *counts;
+        rem[f.index()] = rem[f.index()].saturating_sub(1);
+        let mut extra = 0usize;
+        let mut pts = game.score_of(f) as f64;
+        if let (Effect::DiscardAll, Some(c)) = (effect, f.colour()) {
+            for g in Face::all().filter(|g| g.colour() == Some(c)) {
+                extra += rem[g.index()] as usize;
+                pts += rem[g.index()] as f64 * game.score_of(g) as f64;
+                rem[g.index()] = 0;
+            }
+        }
+        let left = total(&rem);
+        let opp_min = v.opponents().map(|o| v.hand_len(o)).min().unwrap_or(99);
+        let danger = opp_min <= p.danger_cards;
+        if left == 0 {
+            return 1e6 + pts;
+        }
+        let colour_after = f.colour().unwrap_or_else(|| self.best_colour(v, &rem));
+        // Cards that can follow this one (same colour, or same coloured symbol).
+        let follow: usize = Face::all()
+            .filter(|g| {
+                !g.is_wild()
+                    && (g.colour() == Some(colour_after) || (!f.is_wild() && g.kind() == kind))
+            })
+            .map(|g| rem[g.index()] as usize)
+            .sum();
+        let has_follow = follow > 0 || Face::all().any(|g| g.is_wild() && rem[g.index()] > 0);
+        let mut s = p.w_follow * follow.min(p.follow_cap) as f64;
+        s += pts
+            * if danger {
+                p.w_points_danger
+            } else {
+                p.w_points
+            };
+        if f.is_wild() && left > p.wild_free_hand {
+            s -= p.wild_penalty;
+        }
+        let two = v.num_active() == 2 && !game.random_unit();
+        let misses = v.misses();
+        let stop = game.rules().options.stop_hits_on_fire;
+        match effect {
+            Effect::None => {}
+            Effect::Skip => {
+                s += self.next_victim_value(v, 0.0, true);
+                if two && has_follow {
+                    s += p.w_extra_turn;
+                }
+            }
+            Effect::Reverse => {
+                if two {
+                    s += self.hit_value(v, v.next_seat(), 0.0, true);
+                    if has_follow {
+                        s += p.w_extra_turn;
+                    }
+                } else if !game.random_unit() {
+                    // The previous player plays next instead of the next one.
+                    s += 0.5
+                        * p.w_skip
+                        * (self.threat(v, v.next_seat()) - self.threat(v, v.prev_seat()));
+                }
+            }
+            Effect::Hit { n, targeted } => {
+                let cards = sm.expected(n as usize, misses, stop);
+                s += if targeted {
+                    self.hit_value(v, self.leader(v), cards, true)
+                } else {
+                    self.next_victim_value(v, cards, true)
+                };
+                if two && has_follow {
+                    s += p.w_extra_turn;
+                }
+                if game
+                    .rules()
+                    .kinds
+                    .get(&kind)
+                    .is_some_and(|r| r.no_active_colour)
+                {
+                    let active = v.colour();
+                    let holds_active = Face::all().any(|g| {
+                        g.colour().is_some() && g.colour() == active && counts[g.index()] > 0
+                    });
+                    if holds_active {
+                        s -= p.bluff_penalty;
+                    }
+                }
+            }
+            Effect::HitUntilFire => {
+                s += self.next_victim_value(v, sm.fire_mean, true);
+                if two && has_follow {
+                    s += p.w_extra_turn;
+                }
+            }
+            Effect::AllHit { n } => {
+                let cards = sm.expected(n as usize, misses, stop);
+                for o in v.opponents().collect::<Vec<_>>() {
+                    s += self.hit_value(v, o, cards, false);
+                }
+            }
+            Effect::DiscardAll => {
+                s += p.w_shed * extra as f64;
+                if extra < p.discard_all_min && !danger {
+                    s -= p.discard_all_hold;
+                }
+            }
+            Effect::TradeHands => {
+                let t = self.leader(v);
+                let gain = left as i64 - v.hand_len(t) as i64;
+                if gain >= p.trade_margin as i64 {
+                    s += p.w_trade * gain as f64;
+                } else {
+                    s -= 10.0 + p.w_trade * (p.trade_margin as i64 - gain) as f64;
+                }
+            }
+            Effect::Slap { n } => {
+                let opps: Vec<usize> = v.opponents().collect();
+                let k = opps.len().max(1) as f64;
+                s += opps
+                    .iter()
+                    .map(|&o| self.hit_value(v, o, n as f64, false))
+                    .sum::<f64>()
+                    / k;
+            }
+        }
+        s
+    }
+
+    /// Score of pressing / drawing instead of playing.
+    fn press_score(&self, v: &PublicView, sm: &SupplyModel) -> f64 {
+        -(self.params.renege_cost + self.params.w_hit_card * sm.expected(1, v.misses(), false))
+    }
+
+    /// The best play among `plays` (a face mask) with its score.
+    fn best_play(&mut self, v: &PublicView, sm: &SupplyModel, plays: u128) -> Option<(usize, f64)> {
+        let counts = v.own_counts();
+        let mut best: Option<(usize, f64)> = None;
+        for f in iter_bits(plays) {
+            let s = self.play_score(v, sm, &counts, Face(f as u8)) + self.noise();
+            if best.is_none_or(|(_, b)| s > b) {
+                best = Some((f, s));
+            }
+        }
+        best
+    }
+
+    /// Estimated chance that the Wild Draw Four just played at us was legal.
+    fn wd4_legal_chance(&self, v: &PublicView, offender: Option<usize>) -> f64 {
+        let game = v.game;
+        let top = 1u128 << v.top_card();
+        let prev_colour = self.memory.and_then(|m| {
+            if v.discard() & m.discard != m.discard {
+                return None; // the pile was reloaded since: unknown
+            }
+            let others = v.discard() & !m.discard & !m.hand & !top;
+            let mut colours = 0u8;
+            for c in iter_bits(others) {
+                match game.face_of(c).colour() {
+                    Some(col) => colours |= 1 << col.index(),
+                    None => return None,
+                }
+            }
+            match colours.count_ones() {
+                0 => m.colour_after,
+                1 => Colour::from_index(colours.trailing_zeros() as usize),
+                _ => None,
+            }
+        });
+        let h = offender.map_or_else(
+            || {
+                let opps: Vec<usize> = v.opponents().map(|o| v.hand_len(o)).collect();
+                opps.iter().sum::<usize>() / opps.len().max(1)
+            },
+            |o| v.hand_len(o),
+        );
+        let unseen = v.unseen();
+        let u = unseen.count_ones() as f64;
+        let p_none = |c: Colour| {
+            let uc = iter_bits(unseen)
+                .filter(|&i| game.face_of(i).colour() == Some(c))
+                .count() as f64;
+            let mut p = 1.0;
+            for i in 0..h {
+                let i = i as f64;
+                p *= ((u - uc - i) / (u - i)).max(0.0);
+            }
+            p
+        };
+        match prev_colour {
+            Some(c) => p_none(c),
+            None => Colour::ALL.iter().map(|&c| p_none(c)).sum::<f64>() / 4.0,
+        }
+    }
+
+    fn decide(&mut self, game: &Game, state: &State, seat: usize) -> usize {
+        let v = PublicView::new(game, state, seat);
+        let mask = v.legal_mask();
+        if mask == 0 {
+            return DRAW;
+        }
+        let sm = self.supply(game);
+        let plays = mask & ((1u128 << DRAW) - 1);
+        match v.phase() {
+            Phase::Play => match self.best_play(&v, &sm, plays) {
+                Some((f, s)) if s >= self.press_score(&v, &sm) => f,
+                _ => DRAW,
+            },
+            Phase::BonusPlay | Phase::AfterDraw => match self.best_play(&v, &sm, plays) {
+                Some((f, s)) if s >= self.params.keep_drawn_below => f,
+                _ => PASS,
+            },
+            Phase::Stack => {
+                if !self.params.stack || plays == 0 {
+                    return DRAW;
+                }
+                // Prefer coloured Hit cards (keep wilds), then the highest-scoring.
+                iter_bits(plays)
+                    .max_by_key(|&f| {
+                        let face = Face(f as u8);
+                        (!face.is_wild(), game.score_of(face), std::cmp::Reverse(f))
+                    })
+                    .unwrap_or(DRAW)
+            }
+            Phase::ChooseColour => {
+                let counts = v.own_counts();
+                COLOUR + self.best_colour(&v, &counts).index()
+            }
+            Phase::ChooseTarget => {
+                let n = v.players();
+                let trade = v
+                    .pending_face()
+                    .is_some_and(|f| f.kind() == Kind::TradeHands);
+                let _ = trade; // both Trade Hands and attacks go for the opponent with the fewest cards
+                (1..n)
+                    .filter(|&o| mask >> (TARGET + o - 1) & 1 == 1)
+                    .min_by_key(|&o| {
+                        (
+                            v.hand_len((seat + o) % n),
+                            std::cmp::Reverse(v.scores()[(seat + o) % n]),
+                            o,
+                        )
+                    })
+                    .map_or(mask.trailing_zeros() as usize, |o| TARGET + o - 1)
+            }
+            Phase::Challenge => {
+                let offender = last_player_guess(&v);
+                if self.wd4_legal_chance(&v, offender) < self.params.challenge_below {
+                    CHALLENGE
+                } else {
+                    ACCEPT
+                }
+            }
+            Phase::UnoCall => CALL_UNO,
+            Phase::RoundOver | Phase::MatchOver => DRAW,
+        }
+    }
+}
+
+/// Who most likely played the Wild Draw Four: the previous seat at a round
+/// table; with Flash's unit, unknown (the average hand size is used then).
+fn last_player_guess(v: &PublicView) -> Option<usize> {
+    if v.game.random_unit() {
+        None
+    } else {
+        Some(v.prev_seat())
+    }
+}
+
+impl Agent for Heuristic {
+    fn name(&self) -> String {
+        if self.params == HeuristicParams::default() {
+            "heuristic".into()
+        } else {
+            crate::spec::AgentSpec::Heuristic(self.params.clone()).to_string()
+        }
+    }
+
+    fn act(&mut self, game: &Game, state: &State, seat: usize) -> usize {
+        let a = self.decide(game, state, seat);
+        // Remember what was seen, and the colour once this action takes effect.
+        let colour_after = if a < DRAW {
+            Face(a as u8).colour().or(state.active_colour())
+        } else if (COLOUR..COLOUR + 4).contains(&a) {
+            Colour::from_index(a - COLOUR)
+        } else {
+            state.active_colour()
+        };
+        self.memory = Some(Memory {
+            discard: state.discard(),
+            hand: state.hand(seat),
+            colour_after,
+        });
+        a
+    }
+
+    fn reset(&mut self, seed: u64) {
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
+        self.memory = None;
+    }
+}

@@ -1,0 +1,191 @@
+//! Agent specs: the strings that name agents (`random`, `random-play`, `first-legal`,
+//! `greedy`, `heuristic`, `heuristic:key=value,...`, `checkpoint:<path>`),
+//! and [`build`], which turns a spec into a playing agent.
+
+use crate::agent::Agent;
+use crate::error::AgentError;
+use crate::heuristic::{Heuristic, HeuristicParams};
+use crate::simple::{FirstLegal, Greedy, RandomAgent, RandomPlay};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+/// A named agent, with its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AgentSpec {
+    /// Uniform over the legal actions.
+    Random,
+    /// Uniform over playable cards; draws only when nothing is playable.
+    RandomPlay,
+    /// The lowest legal action id.
+    FirstLegal,
+    /// Dump the highest-scoring playable card.
+    Greedy,
+    /// The hand-written expert with these parameters.
+    Heuristic(HeuristicParams),
+    /// A neural agent loaded from a checkpoint directory (built by the registered hook).
+    Checkpoint(PathBuf),
+}
+
+/// Builds a neural agent from a checkpoint path and a seed (provided by the neural module).
+pub type CheckpointBuilder = fn(&Path, u64) -> Result<Box<dyn Agent + Send>, AgentError>;
+
+static CHECKPOINT_BUILDER: OnceLock<CheckpointBuilder> = OnceLock::new();
+
+/// Registers the builder for `checkpoint:<path>` specs; returns false if one was already registered.
+pub fn register_checkpoint_builder(builder: CheckpointBuilder) -> bool {
+    CHECKPOINT_BUILDER.set(builder).is_ok()
+}
+
+/// Parses an agent spec string (see the module docs).
+pub fn parse_spec(s: &str) -> Result<AgentSpec, AgentError> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Err(AgentError::EmptySpec);
+    }
+    let (head, opts) = match s.split_once(':') {
+        Some((h, o)) => (h.trim(), Some(o.trim())),
+        None => (s, None),
+    };
+    let no_opts = |spec: AgentSpec| match opts {
+        None => Ok(spec),
+        Some(o) => Err(AgentError::UnexpectedOptions(
+            head.to_string(),
+            o.to_string(),
+        )),
+    };
+    match head.to_ascii_lowercase().as_str() {
+        "random" => no_opts(AgentSpec::Random),
+        "random-play" => no_opts(AgentSpec::RandomPlay),
+        "first-legal" | "first" => no_opts(AgentSpec::FirstLegal),
+        "greedy" => no_opts(AgentSpec::Greedy),
+        "heuristic" => Ok(AgentSpec::Heuristic(parse_overrides(opts.unwrap_or(""))?)),
+        "checkpoint" => match opts {
+            Some(p) if !p.is_empty() => Ok(AgentSpec::Checkpoint(PathBuf::from(p))),
+            _ => Err(AgentError::MissingCheckpointPath),
+        },
+        _ => Err(AgentError::UnknownAgent(s.to_string())),
+    }
+}
+
+/// Applies `key=value,...` overrides to the default heuristic parameters.
+fn parse_overrides(opts: &str) -> Result<HeuristicParams, AgentError> {
+    let mut value = serde_json::to_value(HeuristicParams::default()).expect("params serialize");
+    let map = value.as_object_mut().expect("params are a JSON object");
+    for item in opts.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let (k, v) = item
+            .split_once('=')
+            .ok_or_else(|| AgentError::BadOverride(item.to_string()))?;
+        let (k, v) = (k.trim(), v.trim());
+        let Some(old) = map.get(k) else {
+            let known: Vec<&String> = map.keys().collect();
+            return Err(AgentError::BadParam {
+                key: k.to_string(),
+                reason: format!("unknown parameter (known: {known:?})"),
+            });
+        };
+        let new = match old {
+            serde_json::Value::Bool(_) => v.parse::<bool>().map(serde_json::Value::Bool).ok(),
+            serde_json::Value::Number(n) if n.is_u64() => v.parse::<u64>().ok().map(Into::into),
+            serde_json::Value::Number(_) => v
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .and_then(serde_json::Number::from_f64)
+                .map(serde_json::Value::Number),
+            _ => None,
+        };
+        let Some(new) = new else {
+            let want = match old {
+                serde_json::Value::Bool(_) => "true or false",
+                serde_json::Value::Number(n) if n.is_u64() => "a non-negative integer",
+                _ => "a number",
+            };
+            return Err(AgentError::BadParam {
+                key: k.to_string(),
+                reason: format!("`{v}` is not {want}"),
+            });
+        };
+        map.insert(k.to_string(), new);
+    }
+    serde_json::from_value(value).map_err(|e| AgentError::BadParam {
+        key: "?".into(),
+        reason: e.to_string(),
+    })
+}
+
+impl FromStr for AgentSpec {
+    type Err = AgentError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        parse_spec(s)
+    }
+}
+
+impl fmt::Display for AgentSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AgentSpec::Random => f.write_str("random"),
+            AgentSpec::RandomPlay => f.write_str("random-play"),
+            AgentSpec::FirstLegal => f.write_str("first-legal"),
+            AgentSpec::Greedy => f.write_str("greedy"),
+            AgentSpec::Heuristic(p) => {
+                f.write_str("heuristic")?;
+                let def = serde_json::to_value(HeuristicParams::default()).unwrap_or_default();
+                let cur = serde_json::to_value(p).unwrap_or_default();
+                let mut sep = ':';
+                if let (Some(d), Some(c)) = (def.as_object(), cur.as_object()) {
+                    for (k, v) in c {
+                        if d.get(k) != Some(v) {
+                            write!(f, "{sep}{k}={v}")?;
+                            sep = ',';
+                        }
+                    }
+                }
+                Ok(())
+            }
+            AgentSpec::Checkpoint(p) => write!(f, "checkpoint:{}", p.display()),
+        }
+    }
+}
+
+/// Builds the agent a spec names, seeded with `seed`.
+pub fn build(spec: &AgentSpec, seed: u64) -> Result<Box<dyn Agent + Send>, AgentError> {
+    Ok(match spec {
+        AgentSpec::Random => Box::new(RandomAgent::new(seed)),
+        AgentSpec::RandomPlay => Box::new(RandomPlay::new(seed)),
+        AgentSpec::FirstLegal => Box::new(FirstLegal),
+        AgentSpec::Greedy => Box::new(Greedy),
+        AgentSpec::Heuristic(p) => Box::new(Heuristic::new(p.clone(), seed)),
+        AgentSpec::Checkpoint(path) => match CHECKPOINT_BUILDER.get() {
+            Some(b) => b(path, seed)?,
+            None => return Err(AgentError::NeuralUnavailable(path.clone())),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips() {
+        for s in [
+            "random",
+            "first-legal",
+            "greedy",
+            "heuristic",
+            "checkpoint:runs/a",
+        ] {
+            assert_eq!(parse_spec(s).unwrap().to_string(), s);
+        }
+        let h = parse_spec("heuristic:danger_cards=1,wild_penalty=2.5,stack=false").unwrap();
+        let AgentSpec::Heuristic(p) = &h else {
+            panic!()
+        };
+        assert_eq!(p.danger_cards, 1);
+        assert_eq!(p.wild_penalty, 2.5);
+        assert!(!p.stack);
+        assert_eq!(parse_spec(&h.to_string()).unwrap(), h);
+    }
+}

@@ -1,0 +1,108 @@
+//! Statistics for the arena: Wilson intervals, win-rate differences, Bradley–Terry ratings.
+
+/// z for a two-sided 95 % interval.
+pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// Wilson score interval for `wins` successes in `n` trials at normal quantile `z`.
+pub fn wilson(wins: u64, n: u64, z: f64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let n = n as f64;
+    let p = wins as f64 / n;
+    let z2 = z * z;
+    let denom = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// Difference of two win rates measured in the same `n` games (each game won by
+/// at most one of the two), with a normal-approximation interval from the
+/// multinomial variance `(pa + pb - (pa - pb)^2) / n`.
+pub fn diff_ci(wins_a: u64, wins_b: u64, n: u64, z: f64) -> (f64, f64, f64) {
+    if n == 0 {
+        return (0.0, -1.0, 1.0);
+    }
+    let nf = n as f64;
+    let (pa, pb) = (wins_a as f64 / nf, wins_b as f64 / nf);
+    let d = pa - pb;
+    let var = ((pa + pb - d * d) / nf).max(0.0);
+    let half = z * var.sqrt();
+    (d, d - half, d + half)
+}
+
+/// Bradley–Terry strengths from a win matrix (`wins[i][j]` = games i won against j),
+/// by the MM algorithm with half a win of prior against each opponent played
+/// (so undefeated agents stay finite). Returned as Elo-scale ratings
+/// (`400 * log10(strength)`), centred on a mean of 0.
+pub fn bradley_terry(wins: &[Vec<f64>]) -> Vec<f64> {
+    let k = wins.len();
+    let mut w = wins.to_vec();
+    for i in 0..k {
+        for j in 0..k {
+            if i != j && wins[i][j] + wins[j][i] > 0.0 {
+                w[i][j] += 0.5;
+            }
+        }
+    }
+    let mut p = vec![1.0f64; k];
+    for _ in 0..10_000 {
+        let mut next = vec![0.0; k];
+        for i in 0..k {
+            let won: f64 = (0..k).filter(|&j| j != i).map(|j| w[i][j]).sum();
+            let den: f64 = (0..k)
+                .filter(|&j| j != i)
+                .map(|j| (w[i][j] + w[j][i]) / (p[i] + p[j]))
+                .sum();
+            next[i] = if den > 0.0 { won / den } else { p[i] };
+        }
+        let g = (next.iter().map(|x| x.max(1e-300).ln()).sum::<f64>() / k as f64).exp();
+        let mut delta = 0.0f64;
+        for i in 0..k {
+            let v = next[i] / g;
+            delta = delta.max((v - p[i]).abs() / p[i].max(1e-300));
+            p[i] = v;
+        }
+        if delta < 1e-12 {
+            break;
+        }
+    }
+    let r: Vec<f64> = p.iter().map(|x| 400.0 * x.max(1e-300).log10()).collect();
+    let mean = r.iter().sum::<f64>() / k.max(1) as f64;
+    r.iter().map(|x| x - mean).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_known_values() {
+        let (lo, hi) = wilson(50, 100, Z95);
+        assert!(
+            (lo - 0.4038).abs() < 1e-4 && (hi - 0.5962).abs() < 1e-4,
+            "{lo} {hi}"
+        );
+        let (lo, hi) = wilson(0, 10, Z95);
+        assert!(lo == 0.0 && (hi - 0.2775).abs() < 1e-4, "{lo} {hi}");
+        let (lo, hi) = wilson(81, 263, Z95);
+        assert!(
+            (lo - 0.2553).abs() < 1e-3 && (hi - 0.3662).abs() < 1e-3,
+            "{lo} {hi}"
+        );
+    }
+
+    #[test]
+    fn bradley_terry_orders_and_scales() {
+        // 75 % head-to-head is about 191 Elo.
+        let r = bradley_terry(&[vec![0.0, 7500.0], vec![2500.0, 0.0]]);
+        assert!(((r[0] - r[1]) - 190.85).abs() < 0.5, "{r:?}");
+        let r = bradley_terry(&[
+            vec![0.0, 60.0, 80.0],
+            vec![40.0, 0.0, 60.0],
+            vec![20.0, 40.0, 0.0],
+        ]);
+        assert!(r[0] > r[1] && r[1] > r[2]);
+    }
+}

@@ -1,0 +1,211 @@
+//! Arena, agents and spec tests.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use uno_agents::stats::{Z95, wilson};
+use uno_agents::{
+    AgentError, AgentSpec, ArenaConfig, LeagueConfig, build, parse_spec, run_arena, run_league,
+    seat_assignment,
+};
+use uno_env::rules::UnoCall;
+use uno_env::{Game, PRESETS, Rules};
+
+fn specs(s: &[&str]) -> Vec<AgentSpec> {
+    s.iter().map(|x| parse_spec(x).unwrap()).collect()
+}
+
+#[test]
+fn seat_rotation_is_balanced() {
+    for players in 2..=8 {
+        for agents in (1..=players).filter(|k| players % k == 0) {
+            let games = 3 * players as u64;
+            let mut count = vec![vec![0u64; players]; agents];
+            for g in 0..games {
+                let mut per_game = vec![0usize; agents];
+                let seats: Vec<usize> = (0..players)
+                    .map(|s| seat_assignment(players, agents, g, s))
+                    .collect();
+                for (s, &a) in seats.iter().enumerate() {
+                    count[a][s] += 1;
+                    per_game[a] += 1;
+                }
+                assert!(per_game.iter().all(|&c| c == players / agents));
+            }
+            let want = games * (players / agents) as u64 / players as u64;
+            for row in &count {
+                assert!(
+                    row.iter().all(|&c| c == want),
+                    "{players}p {agents}a: {count:?}"
+                );
+            }
+        }
+    }
+    // 2 agents at 4 seats: A,B,A,B then B,A,B,A.
+    let seats: Vec<usize> = (0..4).map(|s| seat_assignment(4, 2, 0, s)).collect();
+    assert_eq!(seats, [0, 1, 0, 1]);
+    let seats: Vec<usize> = (0..4).map(|s| seat_assignment(4, 2, 1, s)).collect();
+    assert_eq!(seats, [1, 0, 1, 0]);
+}
+
+#[test]
+fn wilson_matches_known_values() {
+    let (lo, hi) = wilson(50, 100, Z95);
+    assert!((lo - 0.4038).abs() < 1e-4, "{lo}");
+    assert!((hi - 0.5962).abs() < 1e-4, "{hi}");
+    let (lo, hi) = wilson(100, 100, Z95);
+    assert!((lo - 0.9630).abs() < 1e-4 && hi == 1.0, "{lo} {hi}");
+}
+
+#[test]
+fn same_seed_same_result_for_any_thread_count() {
+    let run = |threads| {
+        let cfg = ArenaConfig {
+            rules: Rules::preset("attack-2010").unwrap(),
+            players: 4,
+            agents: specs(&["heuristic", "random"]),
+            games: 400,
+            seed: 42,
+            threads,
+        };
+        serde_json::to_string(&run_arena(&cfg, None).unwrap()).unwrap()
+    };
+    assert_eq!(run(1), run(2));
+}
+
+#[test]
+fn every_agent_plays_only_legal_actions_in_every_preset() {
+    for preset in PRESETS {
+        for players in [2, 3, 4] {
+            let agents = match players {
+                2 => specs(&["random", "heuristic"]),
+                3 => specs(&["random"]),
+                _ => specs(&["random", "random-play", "greedy", "heuristic"]),
+            };
+            let cfg = ArenaConfig {
+                rules: Rules::preset(preset).unwrap(),
+                players,
+                agents,
+                games: 300,
+                seed: 7,
+                threads: 2,
+            };
+            // The arena fails with AgentError::IllegalAction on any illegal action.
+            let r = run_arena(&cfg, None).unwrap_or_else(|e| panic!("{preset} {players}p: {e}"));
+            assert_eq!(r.games, 300);
+        }
+    }
+    // Explicit UNO calls: the heuristic calls, and still plays legally.
+    let mut rules = Rules::preset("classic").unwrap();
+    rules.options.uno_call = UnoCall::Explicit;
+    let cfg = ArenaConfig {
+        rules,
+        players: 2,
+        agents: specs(&["heuristic", "first-legal"]),
+        games: 200,
+        seed: 3,
+        threads: 1,
+    };
+    run_arena(&cfg, None).unwrap();
+}
+
+#[test]
+fn random_agent_returns_legal_actions_directly() {
+    for preset in PRESETS {
+        let game = Game::new(Rules::preset(preset).unwrap(), 3).unwrap();
+        let mut agent = build(&AgentSpec::Random, 1).unwrap();
+        for seed in 0..20 {
+            let mut s = game.new_state(seed);
+            while let Some(p) = s.current_player() {
+                let a = agent.act(&game, &s, p);
+                assert!(game.legal_mask(&s) >> a & 1 == 1, "{preset}: {a}");
+                game.apply(&mut s, a).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn heuristic_beats_random_in_two_player_classic() {
+    let cfg = ArenaConfig {
+        rules: Rules::preset("classic").unwrap(),
+        players: 2,
+        agents: specs(&["heuristic", "random-play"]),
+        games: 2000,
+        seed: 11,
+        threads: 2,
+    };
+    let r = run_arena(&cfg, None).unwrap();
+    let h = &r.agents[0];
+    assert!(h.win_ci[0] > 0.55, "{r}");
+    assert!(r.diff.as_ref().unwrap().ci[0] > 0.0);
+}
+
+#[test]
+fn spec_errors_name_the_problem() {
+    let err = |s: &str| parse_spec(s).unwrap_err();
+    assert!(matches!(err(""), AgentError::EmptySpec));
+    assert!(matches!(err("alphago"), AgentError::UnknownAgent(_)));
+    assert!(matches!(
+        err("random:x=1"),
+        AgentError::UnexpectedOptions(..)
+    ));
+    assert!(matches!(
+        err("heuristic:wild_penalty"),
+        AgentError::BadOverride(_)
+    ));
+    let e = err("heuristic:nope=1");
+    assert!(e.to_string().contains("nope"), "{e}");
+    let e = err("heuristic:danger_cards=-1");
+    assert!(e.to_string().contains("danger_cards"), "{e}");
+    assert!(matches!(
+        err("heuristic:stack=maybe"),
+        AgentError::BadParam { .. }
+    ));
+    assert!(matches!(
+        err("checkpoint:"),
+        AgentError::MissingCheckpointPath
+    ));
+    let spec = parse_spec("checkpoint:runs/x").unwrap();
+    assert_eq!(spec, AgentSpec::Checkpoint("runs/x".into()));
+    let e = build(&spec, 0).err().unwrap();
+    assert!(e.to_string().contains("neural"), "{e}");
+    // The arena reports an unbuildable agent and bad seat counts.
+    let cfg = ArenaConfig {
+        rules: Rules::preset("classic").unwrap(),
+        players: 3,
+        agents: specs(&["random", "greedy"]),
+        games: 10,
+        seed: 0,
+        threads: 1,
+    };
+    assert!(matches!(
+        run_arena(&cfg, None),
+        Err(AgentError::SeatsNotDivisible { .. })
+    ));
+}
+
+#[test]
+fn league_ranks_the_ladder_and_reports_progress() {
+    let calls = AtomicU64::new(0);
+    let last = AtomicU64::new(0);
+    let progress = |done: u64, total: u64| {
+        calls.fetch_add(1, Ordering::Relaxed);
+        last.fetch_max(done, Ordering::Relaxed);
+        assert_eq!(total, 3 * 300);
+    };
+    let cfg = LeagueConfig {
+        rules: Rules::preset("classic").unwrap(),
+        players: 2,
+        specs: specs(&["random", "greedy", "heuristic"]),
+        games_per_pair: 300,
+        seed: 5,
+        threads: 2,
+    };
+    let r = run_league(&cfg, Some(&progress)).unwrap();
+    assert_eq!(calls.load(Ordering::Relaxed), 900);
+    assert_eq!(last.load(Ordering::Relaxed), 900);
+    assert_eq!(r.table[0].spec, "heuristic", "{r}");
+    assert_eq!(r.table[2].spec, "random", "{r}");
+    let text = r.to_string();
+    assert!(text.contains("rating"));
+    serde_json::to_string(&r).unwrap();
+}
