@@ -24,6 +24,8 @@ enum Command {
     Simulate(commands::simulate::Args),
     /// Measure environment throughput (steps per second).
     Bench(commands::bench::Args),
+    /// Pit agents against each other, seats rotated, with confidence intervals.
+    Arena(commands::arena::Args),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Simulate(a) => commands::simulate::run(a),
         Command::Bench(a) => commands::bench::run(a),
+        Command::Arena(a) => commands::arena::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -35,14 +35,18 @@ pub struct Args {
 /// Runs `bench`: with `--no-obs` the engine alone, otherwise both with and without observations.
 pub fn run(a: Args) -> CmdResult {
     let game = load_game(&a.rules, a.players)?;
-    if a.envs == 0 || a.threads == 0 || a.threads > 256 || !(a.seconds > 0.0 && a.seconds <= 3600.0) {
-        return Err("--envs and --threads must be positive (threads <= 256), --seconds in (0, 3600]".into());
+    if a.envs == 0 || a.threads == 0 || a.threads > 256 || !(a.seconds > 0.0 && a.seconds <= 3600.0)
+    {
+        return Err(
+            "--envs and --threads must be positive (threads <= 256), --seconds in (0, 3600]".into(),
+        );
     }
     let modes: &[bool] = if a.no_obs { &[false] } else { &[false, true] };
     let mut reports = Vec::new();
     for &obs in modes {
         let cfg = EnvConfig::new(game.rules().clone(), a.players);
-        let r = bench::run(cfg, a.envs, a.threads, a.seconds, obs, a.seed).map_err(|e| e.to_string())?;
+        let r = bench::run(cfg, a.envs, a.threads, a.seconds, obs, a.seed)
+            .map_err(|e| e.to_string())?;
         if !a.json {
             println!(
                 "{} · {}p · {} envs · {} thread(s) · {}: {:.2}M steps/s ({:.2}M per thread), {} episodes, state {} bytes",
@@ -50,7 +54,11 @@ pub fn run(a: Args) -> CmdResult {
                 r.players,
                 r.envs,
                 r.threads,
-                if obs { "engine + obs + mask" } else { "engine only" },
+                if obs {
+                    "engine + obs + mask"
+                } else {
+                    "engine only"
+                },
                 r.steps_per_sec / 1e6,
                 r.steps_per_sec_per_thread / 1e6,
                 r.episodes,
@@ -60,7 +68,10 @@ pub fn run(a: Args) -> CmdResult {
         reports.push(r);
     }
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&reports).map_err(|e| e.to_string())?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&reports).map_err(|e| e.to_string())?
+        );
     }
     Ok(())
 }

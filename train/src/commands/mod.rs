@@ -1,5 +1,6 @@
 //! One module per subcommand; each exposes `Args` (clap) and `run`.
 
+pub mod arena;
 pub mod bench;
 pub mod simulate;
 
@@ -10,4 +11,9 @@ pub type CmdResult = Result<(), String>;
 pub fn load_game(rules: &str, players: usize) -> Result<uno_env::Game, String> {
     let r = uno_env::Rules::load(rules).map_err(|e| e.to_string())?;
     uno_env::Game::new(r, players).map_err(|e| e.to_string())
+}
+
+/// Makes `checkpoint:<dir>` agent specs buildable (the neural agent lives behind a hook).
+pub fn register_neural() {
+    // Filled in when the neural agent lands.
 }

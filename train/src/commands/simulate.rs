@@ -38,7 +38,10 @@ struct Stats {
 
 impl Events for Stats {
     fn played(&mut self, _seat: usize, face: Face) {
-        *self.kinds.entry(face.kind().name().to_string()).or_default() += 1;
+        *self
+            .kinds
+            .entry(face.kind().name().to_string())
+            .or_default() += 1;
     }
     fn pressed(&mut self, _seat: usize, fired: usize) {
         self.presses += 1;
@@ -77,7 +80,8 @@ fn simulate(game: &Game, a: &Args) -> Report {
     let n = game.num_players();
     let mut stats = Stats::default();
     let mut wins = vec![0u64; n];
-    let (mut decisions, mut max_d, mut truncated, mut violations, mut points) = (0u64, 0u32, 0u64, 0u64, 0u64);
+    let (mut decisions, mut max_d, mut truncated, mut violations, mut points) =
+        (0u64, 0u32, 0u64, 0u64, 0u64);
     let mut first_violation = None;
     for g in 0..a.games {
         let mut s = game.new_state_on_stream(a.seed, g);
@@ -93,7 +97,8 @@ fn simulate(game: &Game, a: &Args) -> Report {
             let a = pick.pick(game.legal_mask(&s));
             if let Err(e) = game.apply_with(&mut s, a, &mut stats) {
                 violations += 1;
-                first_violation.get_or_insert_with(|| format!("round {g}: legal action refused: {e}"));
+                first_violation
+                    .get_or_insert_with(|| format!("round {g}: legal action refused: {e}"));
                 break;
             }
             check(&s, &uno_env::action_name(a));
@@ -136,21 +141,38 @@ pub fn run(a: Args) -> CmdResult {
     let game = load_game(&a.rules, a.players)?;
     let r = simulate(&game, &a);
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?
+        );
     } else {
-        println!("rules {} · {} players · {} rounds · seed {}", r.rules, r.players, r.games, r.seed);
+        println!(
+            "rules {} · {} players · {} rounds · seed {}",
+            r.rules, r.players, r.games, r.seed
+        );
         println!(
             "decisions: {} (mean {:.1}, max {} per round), truncated rounds: {}",
             r.decisions, r.mean_decisions_per_round, r.max_decisions_per_round, r.truncated
         );
-        let shares: Vec<String> = r.win_share_by_seat.iter().map(|w| format!("{:.3}", w)).collect();
+        let shares: Vec<String> = r
+            .win_share_by_seat
+            .iter()
+            .map(|w| format!("{:.3}", w))
+            .collect();
         println!("win share by seat: {}", shares.join(" "));
-        println!("mean points per round (winner): {:.1}", r.mean_points_per_round);
+        println!(
+            "mean points per round (winner): {:.1}",
+            r.mean_points_per_round
+        );
         println!(
             "launcher: {} presses, {} misses, {} cards fired; draw pile: {} cards drawn",
             r.launcher_presses, r.launcher_misses, r.launcher_cards_fired, r.cards_drawn_from_pile
         );
-        let kinds: Vec<String> = r.cards_played_by_kind.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let kinds: Vec<String> = r
+            .cards_played_by_kind
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
         println!("cards played by kind: {}", kinds.join(" "));
         println!("invariant violations: {}", r.invariant_violations);
         if let Some(v) = &r.first_violation {

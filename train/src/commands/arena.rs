@@ -1,0 +1,122 @@
+//! `uno-attack arena`: agents head to head, seats rotated, with confidence
+//! intervals; `--league` rates many agents round-robin (Bradley–Terry).
+
+use super::CmdResult;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use uno_agents::{ArenaConfig, LeagueConfig, parse_spec, run_arena, run_league};
+use uno_env::Rules;
+
+/// Flags of `arena`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Preset or TOML path.
+    #[arg(long, default_value = "attack-2010")]
+    rules: String,
+    /// Players at the table (2..=10); the number of agents must divide it.
+    #[arg(long, default_value_t = 2)]
+    players: usize,
+    /// Comma-separated agent specs: random, random-play, first-legal, greedy,
+    /// heuristic[:key=value,...], checkpoint:<dir>.
+    #[arg(long, default_value = "heuristic,random")]
+    agents: String,
+    /// Games (rounds) to play (per pair with --league).
+    #[arg(long, default_value_t = 2000)]
+    games: u64,
+    /// Master seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Worker threads (0 = all cores).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Round-robin league over all the agents, rated with Bradley–Terry.
+    #[arg(long)]
+    league: bool,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn progress_bar(total: u64, json: bool) -> Option<ProgressBar> {
+    if json || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let pb = ProgressBar::new(total);
+    pb.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games · {per_sec} · eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    Some(pb)
+}
+
+/// Runs `arena`.
+pub fn run(a: Args) -> CmdResult {
+    crate::commands::register_neural();
+    let rules = Rules::load(&a.rules).map_err(|e| e.to_string())?;
+    let specs = a
+        .agents
+        .split(',')
+        .map(|s| parse_spec(s.trim()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    if a.games == 0 {
+        return Err("--games must be at least 1".into());
+    }
+    if a.league {
+        let pairs = (specs.len() * specs.len().saturating_sub(1) / 2) as u64;
+        let pb = progress_bar(a.games * pairs, a.json);
+        let cb = |done: u64, _total: u64| {
+            if let Some(pb) = &pb {
+                pb.set_position(done);
+            }
+        };
+        let cfg = LeagueConfig {
+            rules,
+            players: a.players,
+            specs,
+            games_per_pair: a.games,
+            seed: a.seed,
+            threads: a.threads,
+        };
+        let report = run_league(&cfg, Some(&cb)).map_err(|e| e.to_string())?;
+        if let Some(pb) = pb {
+            pb.finish_and_clear();
+        }
+        if a.json {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+            );
+        } else {
+            println!("{report}");
+        }
+        return Ok(());
+    }
+    let pb = progress_bar(a.games, a.json);
+    let cb = |done: u64, _total: u64| {
+        if let Some(pb) = &pb {
+            pb.set_position(done);
+        }
+    };
+    let cfg = ArenaConfig {
+        rules,
+        players: a.players,
+        agents: specs,
+        games: a.games,
+        seed: a.seed,
+        threads: a.threads,
+    };
+    let report = run_arena(&cfg, Some(&cb)).map_err(|e| e.to_string())?;
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+        );
+    } else {
+        println!("{report}");
+    }
+    Ok(())
+}
