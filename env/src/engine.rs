@@ -729,15 +729,12 @@ impl<E: Events> Ctx<'_, E> {
                 }
                 if options.mega_hit && self.g.stackable >> self.s.top & 1 == 1 {
                     self.stack_add(seat, n, victim);
+                    // C-5, A-16: going out on a Hit card (the stack pressed first).
+                    self.check_out(seat);
                     return;
                 }
                 self.hit_victim(victim, n);
-                let resume = if targeted && options.attack_resume == AttackResume::SkipNext {
-                    let skipped = self.next(from);
-                    self.next(skipped)
-                } else {
-                    self.next(victim)
-                };
+                let resume = self.hit_resume(from, victim, targeted);
                 self.begin_turn(resume);
             }
             Effect::HitUntilFire => {
@@ -777,6 +774,18 @@ impl<E: Events> Ctx<'_, E> {
             }
         }
         self.check_out(seat);
+    }
+
+    /// Where play resumes once `victim` has taken a hit played from `from`:
+    /// after the victim (A-3, A-17, C-8), or for a targeted hit under
+    /// `attack_resume = skip-next` the second player from the attacker.
+    fn hit_resume(&mut self, from: u8, victim: u8, targeted: bool) -> u8 {
+        if targeted && self.g.rules().options.attack_resume == AttackResume::SkipNext {
+            let skipped = self.next(from);
+            self.next(skipped)
+        } else {
+            self.next(victim)
+        }
     }
 
     fn after_skip(&mut self, seat: u8, victim: u8, bonus: bool) {
@@ -824,7 +833,14 @@ impl<E: Events> Ctx<'_, E> {
         let total = self.s.stack;
         self.s.stack = 0;
         self.hit_victim(victim, total);
-        let next = self.next(self.s.stack_origin);
+        // after a real stack play resumes after the first hitter. A Hit
+        // nobody stacked on (the total is the top card's own) resolves as
+        // without Mega Hit: the victim loses the turn.
+        let origin = self.s.stack_origin;
+        let next = match self.g.effect[self.g.face_of(self.s.top as usize).kind().index()] {
+            Effect::Hit { n, targeted } if total <= n => self.hit_resume(origin, victim, targeted),
+            _ => self.next(origin),
+        };
         self.s.stack_origin = NONE;
         self.begin_turn(next);
     }

@@ -47,7 +47,9 @@ impl Game {
                     s.hand_len(p)
                 ));
             }
-            if !s.is_active(p) && s.hands[p] != 0 {
+            // C-7 challenge: a seat eliminated by the round just scored keeps the
+            // cards it was caught with until the next deal.
+            if !s.is_active(p) && s.hands[p] != 0 && !s.phase.is_over() {
                 return Err(format!("eliminated seat {p} holds cards"));
             }
         }

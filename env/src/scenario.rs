@@ -131,6 +131,20 @@ impl Game {
             s.scores[..n].copy_from_slice(sc_scores);
         }
         s.stack = 0;
+        s.stack_origin = NONE;
+        // The deal that built the base state may have pressed the launcher
+        // (a Hit start card): a scripted launcher starts from its first outcome.
+        s.script_pos = 0;
+        s.presses_since_refill = 0;
+        s.last_fired = 0;
+        s.pressed_on = [0; crate::game::MAX_PLAYERS];
+        s.round_points = [0; crate::game::MAX_PLAYERS];
+        s.target = NONE;
+        s.offender = NONE;
+        s.from = NONE;
+        s.bonus = false;
+        s.stage = 0;
+        s.pending_card = NONE;
         s.pending_face = NONE;
         s.start = false;
         s.winner = NONE;
