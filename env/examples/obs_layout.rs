@@ -2,7 +2,15 @@
 fn main() {
     println!("| piece | offset | shape | meaning |\n| --- | --- | --- | --- |");
     for p in uno_env::obs::PIECES.iter().filter(|p| p.size() > 0) {
-        println!("| `{}` | {} | {:?} | {} |", p.name, p.offset, p.shape, p.doc);
+        println!(
+            "| `{}` | {} | {:?} | {} |",
+            p.name, p.offset, p.shape, p.doc
+        );
     }
-    println!("\nTotal: {} values (`OBS_SIZE`), version {}; oracle: {} values.", uno_env::OBS_SIZE, uno_env::OBS_VERSION, uno_env::obs::ORACLE_SIZE);
+    println!(
+        "\nTotal: {} values (`OBS_SIZE`), version {}; oracle: {} values.",
+        uno_env::OBS_SIZE,
+        uno_env::OBS_VERSION,
+        uno_env::obs::ORACLE_SIZE
+    );
 }
