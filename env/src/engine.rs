@@ -550,6 +550,8 @@ impl<E: Events> Ctx<'_, E> {
 
     fn hit_victim(&mut self, victim: u8, n: u8) {
         self.ev.hit(victim as usize, n as usize);
+        // [reading] A-8 says the victim "may" forfeit the remaining hits; the
+        // engine always does (no decision), as a player always would.
         let stop = self.g.rules().options.stop_hits_on_fire;
         self.take(victim, n, stop);
     }
@@ -953,6 +955,9 @@ impl<E: Events> Ctx<'_, E> {
             }
             Effect::Hit { targeted: true, .. } if wild => {
                 // the player left of the dealer names the colour and launches the attack.
+                // [reading] "may launch": the attack is always launched (a target
+                // must be chosen); attack-2010 has no start rule of its own for
+                // this card, so it follows A-17 too (no Mega Hit stacking at the start).
                 self.s.start = true;
                 self.s.current = left;
                 self.s.phase = Phase::ChooseColour;

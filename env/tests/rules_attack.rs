@@ -946,3 +946,22 @@ fn a_faces_of_each_attack_edition_are_in_its_deck() {
     assert!(g.has_face(Face::parse("R-hit1").unwrap()));
     assert!(!g.has_face(Face::parse("R-trade-hands").unwrap()));
 }
+
+#[test]
+fn a7_a13_attack_2010_attack_attack_start_card_follows_a17() {
+    // [reading] 003 gives no start rule for Wild Attack-Attack: as A-17, the
+    // player left of the dealer names the colour and attacks; the second player
+    // then begins (no stacking at the start).
+    let g = scripted("attack-2010", 4, &[1]);
+    let mut s = deal_with_start(&g, "wild-attack-attack");
+    let d = s.dealer();
+    let left = (d + 1) % 4;
+    run(&g, &mut s, &["colour:red"]);
+    expect_turn(&s, left, Phase::ChooseTarget);
+    let ev = run(&g, &mut s, &["target:+2"]);
+    let victim = (left + 2) % 4;
+    assert!(ev.contains(&Event::Hit { seat: victim, n: 2 }));
+    // Stop on fire: one press of the scripted 1 card.
+    assert_eq!(s.hand_len(victim), 8);
+    expect_turn(&s, (d + 2) % 4, Phase::Play);
+}

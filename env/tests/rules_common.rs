@@ -722,3 +722,53 @@ fn illegal_action_is_an_error_and_leaves_the_state_unchanged() {
     };
     assert!(g.scenario(&bad).is_err(), "two hands for three players");
 }
+
+#[test]
+fn c5_going_out_on_every_kind_of_effect() {
+    // Wild All Hit (attack-1999): every other player presses first.
+    let g = scripted("attack-1999", 3, &[1]);
+    let mut s = build(
+        &g,
+        &scenario(&[&["wild-all-hit"], &["G1"], &["B1"]], "R5", 0),
+    );
+    run(&g, &mut s, &["play:wild-all-hit", "colour:red"]);
+    assert_eq!(s.round_winner(), Some(0));
+    assert_eq!((s.hand_len(1), s.hand_len(2)), (2, 2));
+
+    // Wild Hit-Fire.
+    let g = scripted("attack-1999", 3, &[0, 2]);
+    let mut s = build(
+        &g,
+        &scenario(&[&["wild-hit-fire"], &["G1"], &["B1"]], "R5", 0),
+    );
+    run(&g, &mut s, &["play:wild-hit-fire", "colour:red"]);
+    assert_eq!(s.round_winner(), Some(0));
+    assert_eq!(s.hand_len(1), 3);
+
+    // Wild Draw Four, accepted or (legally) challenged: the draw comes first.
+    let g = Game::new(Rules::preset("classic").unwrap(), 3).unwrap();
+    for (answer, drawn) in [("accept", 4), ("challenge", 6)] {
+        let mut s = build(&g, &scenario(&[&["wild-draw4"], &["G1"], &["B1"]], "R5", 0));
+        run(&g, &mut s, &["play:wild-draw4", "colour:red"]);
+        assert_eq!(s.phase(), Phase::Challenge);
+        run(&g, &mut s, &[answer]);
+        assert_eq!(s.round_winner(), Some(0), "{answer}");
+        assert_eq!(s.hand_len(1), 1 + drawn);
+    }
+
+    // SLAP (flash): the slowest draws two first.
+    let g = Game::new(Rules::preset("flash").unwrap(), 3).unwrap();
+    let mut s = build(&g, &scenario(&[&["R-slap"], &["G1"], &["B1"]], "R5", 0));
+    run(&g, &mut s, &["play:R-slap"]);
+    assert_eq!(s.round_winner(), Some(0));
+    assert_eq!(s.hand_len(1) + s.hand_len(2), 4);
+
+    // Skip with the A-21 bonus play on: no bonus decision, the round is over.
+    let g = game_with("attack-modern", 3, |r| {
+        r.options.bonus_play_after_skip = true
+    });
+    let mut s = build(&g, &scenario(&[&["R-skip"], &["G1"], &["B1"]], "R5", 0));
+    run(&g, &mut s, &["play:R-skip"]);
+    assert_eq!(s.round_winner(), Some(0));
+    assert_eq!(s.phase(), Phase::RoundOver);
+}
