@@ -4,3 +4,4 @@
 pub mod learner;
 pub mod metrics;
 pub mod ppo;
+pub mod selfplay;

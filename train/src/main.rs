@@ -26,6 +26,8 @@ enum Command {
     Bench(commands::bench::Args),
     /// Pit agents against each other, seats rotated, with confidence intervals.
     Arena(commands::arena::Args),
+    /// Train a policy by self-play PPO.
+    Train(commands::train::Args),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
         Command::Simulate(a) => commands::simulate::run(a),
         Command::Bench(a) => commands::bench::run(a),
         Command::Arena(a) => commands::arena::run(a),
+        Command::Train(a) => commands::train::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -4,12 +4,14 @@
 //! Everything here takes the observation size and action count as runtime values (see
 //! [`NetConfig`]); nothing depends on constants of the rules engine.
 
+mod agent;
 mod checkpoint;
 mod net;
 mod policy;
 
 use std::path::PathBuf;
 
+pub use agent::{EXPECTED, NeuralAgent, build_checkpoint, check_compatible, register};
 pub use checkpoint::{
     CHECKPOINT_FORMAT_VERSION, CheckpointMeta, META_FILE, MODEL_FILE, OPTIM_FILE, load_checkpoint,
     load_checkpoint_on, load_weights, read_meta, save_checkpoint, save_weights, tmp_path_for,

@@ -3,6 +3,7 @@
 pub mod arena;
 pub mod bench;
 pub mod simulate;
+pub mod train;
 
 /// A subcommand's failure: printed as one line, exit code 2.
 pub type CmdResult = Result<(), String>;
@@ -15,5 +16,5 @@ pub fn load_game(rules: &str, players: usize) -> Result<uno_env::Game, String> {
 
 /// Makes `checkpoint:<dir>` agent specs buildable (the neural agent lives behind a hook).
 pub fn register_neural() {
-    // Filled in when the neural agent lands.
+    uno_agents::neural::register();
 }

@@ -1,0 +1,167 @@
+//! `uno-attack train`: self-play PPO from the command line.
+
+use super::CmdResult;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use uno_train::selfplay::{TrainConfig, Trainer};
+
+/// Flags of `train`; a flag given on the command line overrides `--config`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Preset or TOML path.
+    #[arg(long)]
+    rules: Option<String>,
+    /// Players per table.
+    #[arg(long)]
+    players: Option<usize>,
+    /// Environment steps to train for (e.g. 2000000 or 2e6).
+    #[arg(long, value_parser = parse_count)]
+    steps: Option<u64>,
+    /// Run directory (checkpoints, logs).
+    #[arg(long, default_value = "runs/default")]
+    out: PathBuf,
+    /// Training config (TOML; see docs/training.md).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Continue the run in --out from its last checkpoint.
+    #[arg(long)]
+    resume: bool,
+    /// Threads for environment stepping and evaluation.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Seed.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Games played in parallel.
+    #[arg(long)]
+    envs: Option<usize>,
+    /// Games per evaluation opponent (0 turns evaluation off).
+    #[arg(long)]
+    eval_games: Option<u64>,
+}
+
+fn parse_count(s: &str) -> Result<u64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if v.is_finite() && v >= 1.0 && v <= 1e15 {
+        Ok(v as u64)
+    } else {
+        Err(format!("`{s}` is out of range"))
+    }
+}
+
+/// Runs `train`.
+pub fn run(a: Args) -> CmdResult {
+    crate::commands::register_neural();
+    let mut cfg = match &a.config {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            toml::from_str::<TrainConfig>(&text)
+                .map_err(|e| format!("invalid training config {}: {}", p.display(), e.message()))?
+        }
+        None if a.resume && a.out.join("config.toml").is_file() => {
+            let text =
+                std::fs::read_to_string(a.out.join("config.toml")).map_err(|e| e.to_string())?;
+            toml::from_str::<TrainConfig>(&text)
+                .map_err(|e| format!("invalid config.toml in the run: {}", e.message()))?
+        }
+        None => TrainConfig::default(),
+    };
+    if let Some(v) = a.rules {
+        cfg.rules = v;
+    }
+    if let Some(v) = a.players {
+        cfg.players = v;
+    }
+    if let Some(v) = a.steps {
+        cfg.steps = v;
+    }
+    if let Some(v) = a.threads {
+        cfg.threads = v;
+    }
+    if let Some(v) = a.seed {
+        cfg.seed = v;
+    }
+    if let Some(v) = a.envs {
+        cfg.envs = v;
+    }
+    if let Some(v) = a.eval_games {
+        cfg.eval_games = v;
+        if v == 0 {
+            cfg.eval_every = 0;
+        }
+    }
+    let threads = cfg.threads.max(1);
+    // One global rayon pool shared by burn's kernels and the environment.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global();
+    let mut trainer = Trainer::new(cfg, &a.out, a.resume).map_err(|e| e.to_string())?;
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        let _ = ctrlc::set_handler(move || {
+            if stop.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+            eprintln!("\ninterrupted: saving a checkpoint (Ctrl-C again to quit at once)");
+        });
+    }
+    let total = trainer.config().steps;
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let pb = ProgressBar::new(total);
+        pb.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} steps · {msg} · eta {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        pb.set_position(trainer.state().steps);
+        pb
+    });
+    let mut last_print = std::time::Instant::now();
+    trainer
+        .run(stop.clone(), |p| {
+            let msg = format!(
+                "{:.0} steps/s · {} updates · recent win rate vs opponents {:.1}%",
+                p.steps_per_sec,
+                p.updates,
+                100.0 * p.win_rate
+            );
+            match &bar {
+                Some(pb) => {
+                    pb.set_position(p.steps.min(p.total));
+                    pb.set_message(msg);
+                }
+                None if last_print.elapsed().as_secs_f64() > 10.0 => {
+                    eprintln!("{} / {} steps · {msg}", p.steps, p.total);
+                    last_print = std::time::Instant::now();
+                }
+                None => {}
+            }
+        })
+        .map_err(|e| e.to_string())?;
+    if let Some(pb) = bar {
+        pb.finish_and_clear();
+    }
+    let s = trainer.state();
+    println!(
+        "{} after {} steps, {} samples, {} updates, {} episodes in {:.0} s; checkpoint: {}",
+        if stop.load(Ordering::SeqCst) {
+            "stopped"
+        } else {
+            "done"
+        },
+        s.steps,
+        s.samples,
+        s.updates,
+        s.episodes,
+        s.seconds,
+        a.out.join("latest").display()
+    );
+    if !s.eval.is_null() {
+        println!("last evaluation: {}", s.eval);
+    }
+    Ok(())
+}

@@ -1,0 +1,741 @@
+//! Self-play PPO on the vectorized core.
+//!
+//! Every seat of every game is played either by the learner or by an opponent
+//! drawn per episode: with probability `self_play` all seats are the learner;
+//! otherwise one seat is the learner and the others one opponent from the pool
+//! (a past snapshot of the learner, `heuristic` or `random`, by weight). Each
+//! step, the seats to act are grouped: learner seats and each snapshot run one
+//! batched forward pass; hand-written agents act on the state. Decisions with a
+//! single legal action are played without a network call and are not training
+//! samples. Each (game, seat) keeps its own trajectory; when a game ends, its
+//! trajectories get the terminal rewards, GAE(λ), and join the training batch
+//! (trajectories still open carry over to the next update). Updates happen
+//! every `batch_samples` samples; the learning rate anneals linearly.
+//!
+//! A run directory holds `latest/` (learner checkpoint: model, optimizer,
+//! learner state, meta), `trainer.json` (counters and the opponent pool),
+//! `pool/` (policy snapshots), `metrics.jsonl` and TensorBoard event files.
+
+use crate::learner::{Learner, LearnerConfig, LearnerError, RolloutBatch, UpdateStats};
+use crate::metrics::MetricsSink;
+use crate::ppo::compute_gae;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+use uno_agents::neural::{CheckpointMeta, NetConfig, NeuralPolicy, sample_masked, save_checkpoint};
+use uno_agents::{Agent, AgentSpec, ArenaConfig, build, run_arena};
+use uno_env::obs::OBS_SIZE;
+use uno_env::{Buffers, EnvConfig, MAX_PLAYERS, NUM_ACTIONS, OBS_VERSION, Rules, VecEnv};
+
+/// Weights of the opponents drawn for the non-learner seats of an episode.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OpponentMix {
+    /// Probability that every seat of an episode is the learner.
+    pub self_play: f64,
+    /// Weight of past snapshots of the learner.
+    pub snapshot: f64,
+    /// Weight of the `heuristic` agent.
+    pub heuristic: f64,
+    /// Weight of the `random` agent.
+    pub random: f64,
+}
+
+impl Default for OpponentMix {
+    fn default() -> Self {
+        OpponentMix {
+            self_play: 0.5,
+            snapshot: 0.35,
+            heuristic: 0.5,
+            random: 0.15,
+        }
+    }
+}
+
+/// Everything a training run needs (`train.toml`; every field has a default).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrainConfig {
+    /// Preset name or TOML path.
+    pub rules: String,
+    /// Players per table.
+    pub players: usize,
+    /// Environment steps (all decisions of all seats) to train for.
+    pub steps: u64,
+    /// Games played in parallel.
+    pub envs: usize,
+    /// Training samples (learner decisions with a choice) per PPO update.
+    pub batch_samples: usize,
+    /// Hidden layer widths.
+    pub hidden: Vec<usize>,
+    /// LayerNorm after each hidden layer.
+    pub layer_norm: bool,
+    /// PPO hyper-parameters.
+    pub learner: LearnerConfig,
+    /// Anneal the learning rate linearly to 10 % over the run.
+    pub lr_anneal: bool,
+    /// Discount.
+    pub gamma: f32,
+    /// GAE λ.
+    pub lambda: f32,
+    /// Opponent mix.
+    pub opponents: OpponentMix,
+    /// Add a snapshot of the learner to the pool every this many updates.
+    pub snapshot_every: u64,
+    /// Snapshots kept in the pool.
+    pub pool_size: usize,
+    /// Evaluate against random and heuristic every this many updates (0 = never).
+    pub eval_every: u64,
+    /// Games per evaluation opponent.
+    pub eval_games: u64,
+    /// Save a checkpoint every this many updates.
+    pub checkpoint_every: u64,
+    /// Seed.
+    pub seed: u64,
+    /// Threads for environment stepping and evaluation.
+    pub threads: usize,
+    /// Write TensorBoard event files.
+    pub tensorboard: bool,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            rules: "attack-2010".into(),
+            players: 2,
+            steps: 2_000_000,
+            envs: 256,
+            batch_samples: 16_384,
+            hidden: vec![256, 256],
+            layer_norm: false,
+            learner: LearnerConfig {
+                minibatch_size: 4096,
+                epochs: 3,
+                entropy_coef: 0.01,
+                ..LearnerConfig::default()
+            },
+            lr_anneal: true,
+            gamma: 1.0,
+            lambda: 0.95,
+            opponents: OpponentMix::default(),
+            snapshot_every: 10,
+            pool_size: 8,
+            eval_every: 25,
+            eval_games: 1000,
+            checkpoint_every: 10,
+            seed: 0,
+            threads: 2,
+            tensorboard: true,
+        }
+    }
+}
+
+/// Counters and pool that `--resume` restores (`trainer.json`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TrainerState {
+    /// Environment steps so far.
+    pub steps: u64,
+    /// Training samples so far.
+    pub samples: u64,
+    /// Episodes finished.
+    pub episodes: u64,
+    /// PPO updates.
+    pub updates: u64,
+    /// Snapshot directories in the pool (oldest first).
+    pub pool: Vec<PathBuf>,
+    /// Last evaluation results.
+    pub eval: serde_json::Value,
+    /// Wall-clock seconds spent so far.
+    pub seconds: f64,
+}
+
+/// An error of the trainer.
+#[derive(Debug, thiserror::Error)]
+pub enum TrainError {
+    /// Bad configuration.
+    #[error("invalid training config: {0}")]
+    Config(String),
+    /// Learner failure (checkpoint, shapes…).
+    #[error(transparent)]
+    Learner(#[from] LearnerError),
+    /// I/O on the run directory.
+    #[error("{0}")]
+    Io(String),
+}
+
+/// What one progress report carries.
+#[derive(Clone, Debug, Default)]
+pub struct Progress {
+    /// Environment steps so far.
+    pub steps: u64,
+    /// Target steps.
+    pub total: u64,
+    /// Recent env steps per second.
+    pub steps_per_sec: f64,
+    /// Recent learner win rate against non-self opponents.
+    pub win_rate: f64,
+    /// Updates so far.
+    pub updates: u64,
+}
+
+enum Ctl {
+    Learner,
+    Snapshot(usize),
+    Agent(Box<dyn Agent + Send>),
+}
+
+#[derive(Default)]
+struct Traj {
+    obs: Vec<f32>,
+    masks: Vec<bool>,
+    actions: Vec<u32>,
+    logp: Vec<f32>,
+    values: Vec<f32>,
+    rewards: Vec<f32>,
+}
+
+impl Traj {
+    fn len(&self) -> usize {
+        self.actions.len()
+    }
+    fn clear(&mut self) {
+        self.obs.clear();
+        self.masks.clear();
+        self.actions.clear();
+        self.logp.clear();
+        self.values.clear();
+        self.rewards.clear();
+    }
+}
+
+/// A batched policy call: rows gathered from the env buffers.
+#[derive(Default)]
+struct Group {
+    envs: Vec<usize>,
+    obs: Vec<f32>,
+    masks: Vec<bool>,
+    logits: Vec<f32>,
+    values: Vec<f32>,
+}
+
+impl Group {
+    fn clear(&mut self) {
+        self.envs.clear();
+        self.obs.clear();
+        self.masks.clear();
+    }
+    fn push(&mut self, i: usize, buf: &Buffers) {
+        self.envs.push(i);
+        self.obs
+            .extend_from_slice(&buf.obs[i * OBS_SIZE..(i + 1) * OBS_SIZE]);
+        self.masks.extend(
+            buf.mask[i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS]
+                .iter()
+                .map(|&b| b == 1),
+        );
+    }
+    fn forward(&mut self, policy: &NeuralPolicy) -> Result<(), TrainError> {
+        let n = self.envs.len();
+        self.logits.resize(n * NUM_ACTIONS, 0.0);
+        self.values.resize(n, 0.0);
+        policy
+            .forward_batch(
+                &self.obs,
+                &self.masks,
+                n,
+                &mut self.logits,
+                Some(&mut self.values),
+            )
+            .map_err(|e| TrainError::Learner(e.into()))
+    }
+}
+
+/// The self-play trainer.
+pub struct Trainer {
+    cfg: TrainConfig,
+    out: PathBuf,
+    rules: Rules,
+    env: VecEnv,
+    buf: Buffers,
+    learner: Learner,
+    policy: NeuralPolicy,
+    pool: Vec<NeuralPolicy>,
+    ctl: Vec<Vec<Ctl>>,
+    trajs: Vec<Vec<Traj>>,
+    ready: RolloutBatch,
+    rng: ChaCha8Rng,
+    state: TrainerState,
+    metrics: MetricsSink,
+    recent: Vec<(bool, bool)>,
+}
+
+/// The network shape a config asks for.
+pub fn net_config(cfg: &TrainConfig) -> NetConfig {
+    let mut net = NetConfig::new(OBS_SIZE, NUM_ACTIONS);
+    net.hidden = cfg.hidden.clone();
+    net.layer_norm = cfg.layer_norm;
+    net
+}
+
+fn io(e: impl std::fmt::Display) -> TrainError {
+    TrainError::Io(e.to_string())
+}
+
+impl Trainer {
+    /// Starts a run in `out` (or resumes the one there when `resume`).
+    pub fn new(cfg: TrainConfig, out: &Path, resume: bool) -> Result<Trainer, TrainError> {
+        if cfg.envs == 0 || cfg.batch_samples == 0 || cfg.steps == 0 {
+            return Err(TrainError::Config(
+                "steps, envs and batch_samples must be positive".into(),
+            ));
+        }
+        if cfg.hidden.is_empty() || cfg.hidden.iter().any(|&h| h == 0 || h > 4096) {
+            return Err(TrainError::Config(
+                "hidden layers must be 1..=4096 wide".into(),
+            ));
+        }
+        let rules = Rules::load(&cfg.rules).map_err(|e| TrainError::Config(e.to_string()))?;
+        let env_cfg = EnvConfig::new(rules.clone(), cfg.players);
+        let env = VecEnv::new(env_cfg, cfg.envs, cfg.seed, cfg.threads.max(1))
+            .map_err(|e| TrainError::Config(e.to_string()))?;
+        std::fs::create_dir_all(out)
+            .map_err(|e| TrainError::Io(format!("cannot create {}: {e}", out.display())))?;
+        let expected = Some((OBS_VERSION, OBS_SIZE, NUM_ACTIONS));
+        let latest = out.join("latest");
+        let (learner, state) = if resume && latest.join("meta.json").is_file() {
+            let (learner, meta) = Learner::load(&latest, expected)?;
+            if meta.rules != rules.name || meta.players != cfg.players {
+                return Err(TrainError::Config(format!(
+                    "cannot resume: the run in {} trains {} with {} players, not {} with {}",
+                    out.display(),
+                    meta.rules,
+                    meta.players,
+                    rules.name,
+                    cfg.players
+                )));
+            }
+            let text = std::fs::read_to_string(out.join("trainer.json")).map_err(io)?;
+            let state: TrainerState = serde_json::from_str(&text)
+                .map_err(|e| TrainError::Io(format!("trainer.json: {e}")))?;
+            (learner, state)
+        } else {
+            if resume {
+                eprintln!(
+                    "note: no checkpoint in {} yet; starting a new run",
+                    out.display()
+                );
+            }
+            let mut lc = cfg.learner.clone();
+            lc.seed = cfg.seed;
+            (Learner::new(net_config(&cfg), lc)?, TrainerState::default())
+        };
+        let mut pool = Vec::new();
+        for dir in &state.pool {
+            if let Ok((p, _)) = NeuralPolicy::load(dir, expected) {
+                pool.push(p);
+            }
+        }
+        let metrics = MetricsSink::new(out, cfg.tensorboard).map_err(io)?;
+        let policy = NeuralPolicy::new(learner.inference_model());
+        let n = cfg.envs;
+        let players = cfg.players;
+        let mut t = Trainer {
+            rng: ChaCha8Rng::seed_from_u64(cfg.seed ^ state.updates.wrapping_mul(0x9E37_79B9)),
+            out: out.to_path_buf(),
+            rules,
+            env,
+            buf: Buffers::new(n),
+            learner,
+            policy,
+            pool,
+            ctl: (0..n).map(|_| Vec::new()).collect(),
+            trajs: (0..n)
+                .map(|_| (0..players).map(|_| Traj::default()).collect())
+                .collect(),
+            ready: RolloutBatch::default(),
+            state,
+            metrics,
+            recent: Vec::new(),
+            cfg,
+        };
+        t.env
+            .reset(t.buf.batch())
+            .map_err(|e| TrainError::Config(e.to_string()))?;
+        for i in 0..n {
+            t.assign(i)?;
+        }
+        let toml = toml::to_string(&t.cfg).map_err(io)?;
+        std::fs::write(t.out.join("config.toml"), toml).map_err(io)?;
+        Ok(t)
+    }
+
+    /// Counters so far.
+    pub fn state(&self) -> &TrainerState {
+        &self.state
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &TrainConfig {
+        &self.cfg
+    }
+
+    /// Draws who plays each seat of game `i` for its new episode.
+    fn assign(&mut self, i: usize) -> Result<(), TrainError> {
+        let n = self.cfg.players;
+        let mix = &self.cfg.opponents;
+        let mut ctl: Vec<Ctl> = Vec::with_capacity(n);
+        if self.rng.random::<f64>() < mix.self_play {
+            ctl.extend((0..n).map(|_| Ctl::Learner));
+        } else {
+            let learner_seat = self.rng.random_range(0..n);
+            let snap = if self.pool.is_empty() {
+                0.0
+            } else {
+                mix.snapshot
+            };
+            let total = snap + mix.heuristic + mix.random;
+            let u = self.rng.random::<f64>() * total;
+            let pick = if total <= 0.0 {
+                2
+            } else if u < snap {
+                0
+            } else if u < snap + mix.heuristic {
+                1
+            } else {
+                2
+            };
+            let snapshot = if self.pool.is_empty() {
+                0
+            } else {
+                self.rng.random_range(0..self.pool.len())
+            };
+            for s in 0..n {
+                let c = if s == learner_seat {
+                    Ctl::Learner
+                } else {
+                    let seed = self.rng.random::<u64>();
+                    match pick {
+                        0 => Ctl::Snapshot(snapshot),
+                        1 => Ctl::Agent(
+                            build(&AgentSpec::Heuristic(Default::default()), seed).map_err(io)?,
+                        ),
+                        _ => Ctl::Agent(build(&AgentSpec::Random, seed).map_err(io)?),
+                    }
+                };
+                ctl.push(c);
+            }
+        }
+        self.ctl[i] = ctl;
+        Ok(())
+    }
+
+    /// One environment step for every game. Returns the env steps taken.
+    fn step(
+        &mut self,
+        learner: &mut Group,
+        snaps: &mut [Group],
+        actions: &mut [u32],
+    ) -> Result<u64, TrainError> {
+        let n = self.cfg.envs;
+        learner.clear();
+        for g in snaps.iter_mut() {
+            g.clear();
+        }
+        for i in 0..n {
+            let seat = self.buf.seat[i] as usize;
+            let row = &self.buf.mask[i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS];
+            let legal = row.iter().filter(|&&b| b == 1).count();
+            if legal == 1 {
+                actions[i] = row.iter().position(|&b| b == 1).unwrap_or(0) as u32;
+                continue;
+            }
+            match &mut self.ctl[i][seat] {
+                Ctl::Learner => learner.push(i, &self.buf),
+                Ctl::Snapshot(k) => snaps[*k].push(i, &self.buf),
+                Ctl::Agent(agent) => {
+                    actions[i] = agent.act(self.env.game(), self.env.state(i), seat) as u32;
+                }
+            }
+        }
+        if !learner.envs.is_empty() {
+            learner.forward(&self.policy)?;
+            for (r, &i) in learner.envs.iter().enumerate() {
+                let logits = &learner.logits[r * NUM_ACTIONS..(r + 1) * NUM_ACTIONS];
+                let mask = &learner.masks[r * NUM_ACTIONS..(r + 1) * NUM_ACTIONS];
+                let (a, logp) = sample_masked(logits, mask, &mut self.rng).unwrap_or((0, 0.0));
+                actions[i] = a as u32;
+                let seat = self.buf.seat[i] as usize;
+                let t = &mut self.trajs[i][seat];
+                t.obs
+                    .extend_from_slice(&learner.obs[r * OBS_SIZE..(r + 1) * OBS_SIZE]);
+                t.masks.extend_from_slice(mask);
+                t.actions.push(a as u32);
+                t.logp.push(logp);
+                t.values.push(learner.values[r]);
+                t.rewards.push(0.0);
+            }
+        }
+        for (k, g) in snaps.iter_mut().enumerate() {
+            if g.envs.is_empty() {
+                continue;
+            }
+            g.forward(&self.pool[k])?;
+            for (r, &i) in g.envs.iter().enumerate() {
+                let logits = &g.logits[r * NUM_ACTIONS..(r + 1) * NUM_ACTIONS];
+                let mask = &g.masks[r * NUM_ACTIONS..(r + 1) * NUM_ACTIONS];
+                actions[i] =
+                    sample_masked(logits, mask, &mut self.rng).map_or(0, |(a, _)| a as u32);
+            }
+        }
+        self.env
+            .step(actions, self.buf.batch())
+            .map_err(|e| TrainError::Io(format!("environment: {e}")))?;
+        for i in 0..n {
+            let rewards = &self.buf.rewards[i * MAX_PLAYERS..(i + 1) * MAX_PLAYERS];
+            for (seat, t) in self.trajs[i].iter_mut().enumerate() {
+                if rewards[seat] != 0.0 {
+                    if let Some(r) = t.rewards.last_mut() {
+                        *r += rewards[seat];
+                    }
+                }
+            }
+            if self.buf.terminated[i] == 1 || self.buf.truncated[i] == 1 {
+                self.finish_episode(i);
+                self.assign(i)?;
+            }
+        }
+        Ok(n as u64)
+    }
+
+    /// Closes every trajectory of game `i`: GAE and into the training batch.
+    fn finish_episode(&mut self, i: usize) {
+        self.state.episodes += 1;
+        let winner = self.buf.winner[i];
+        let learners: Vec<bool> = self.ctl[i]
+            .iter()
+            .map(|c| matches!(c, Ctl::Learner))
+            .collect();
+        if learners.iter().any(|l| !l) {
+            let won = winner >= 0 && learners[winner as usize];
+            let vs_heuristic_or_snap = self.ctl[i].iter().any(|c| !matches!(c, Ctl::Learner));
+            self.recent.push((won, vs_heuristic_or_snap));
+            if self.recent.len() > 500 {
+                self.recent.remove(0);
+            }
+        }
+        for t in self.trajs[i].iter_mut() {
+            let len = t.len();
+            if len == 0 {
+                continue;
+            }
+            let mut dones = vec![false; len];
+            dones[len - 1] = true;
+            let gae = compute_gae(
+                &t.rewards,
+                &t.values,
+                &dones,
+                &[0.0],
+                1,
+                self.cfg.gamma,
+                self.cfg.lambda,
+            );
+            let b = &mut self.ready;
+            b.obs.extend_from_slice(&t.obs);
+            b.masks.extend_from_slice(&t.masks);
+            b.actions.extend_from_slice(&t.actions);
+            b.old_logp.extend_from_slice(&t.logp);
+            b.advantages.extend_from_slice(&gae.advantages);
+            b.returns.extend_from_slice(&gae.returns);
+            b.old_values.extend_from_slice(&t.values);
+            t.clear();
+        }
+    }
+
+    /// Runs until `cfg.steps` env steps (or `stop` is raised), reporting progress.
+    pub fn run(
+        &mut self,
+        stop: Arc<AtomicBool>,
+        mut on_progress: impl FnMut(&Progress),
+    ) -> Result<(), TrainError> {
+        let n = self.cfg.envs;
+        let mut learner = Group::default();
+        let mut snaps: Vec<Group> = Vec::new();
+        let mut actions = vec![0u32; n];
+        let start = Instant::now();
+        let base_seconds = self.state.seconds;
+        let mut window = (Instant::now(), self.state.steps);
+        let mut rate = 0.0;
+        let mut since_ckpt = 0u64;
+        while self.state.steps < self.cfg.steps && !stop.load(Ordering::Relaxed) {
+            snaps.resize_with(self.pool.len(), Group::default);
+            let roll = Instant::now();
+            while self.ready.len() < self.cfg.batch_samples && !stop.load(Ordering::Relaxed) {
+                self.state.steps += self.step(&mut learner, &mut snaps, &mut actions)?;
+                if window.0.elapsed().as_secs_f64() > 2.0 {
+                    rate = (self.state.steps - window.1) as f64 / window.0.elapsed().as_secs_f64();
+                    window = (Instant::now(), self.state.steps);
+                    on_progress(&self.progress(rate));
+                }
+            }
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let rollout_secs = roll.elapsed().as_secs_f64();
+            let frac = (self.state.steps as f64 / self.cfg.steps as f64).min(1.0);
+            let lr = if self.cfg.lr_anneal {
+                self.cfg.learner.lr * (1.0 - 0.9 * frac)
+            } else {
+                self.cfg.learner.lr
+            };
+            let stats = self.learner.update(&self.ready, lr);
+            self.state.samples += self.ready.len() as u64;
+            self.ready.clear();
+            self.state.updates += 1;
+            self.policy = NeuralPolicy::new(self.learner.inference_model());
+            self.log_update(&stats, rollout_secs, rate)?;
+            since_ckpt += 1;
+            if self.cfg.snapshot_every > 0 && self.state.updates % self.cfg.snapshot_every == 0 {
+                self.add_snapshot()?;
+            }
+            if self.cfg.eval_every > 0 && self.state.updates % self.cfg.eval_every == 0 {
+                self.state.seconds = base_seconds + start.elapsed().as_secs_f64();
+                self.save()?;
+                since_ckpt = 0;
+                self.evaluate()?;
+            }
+            if since_ckpt >= self.cfg.checkpoint_every.max(1) {
+                self.state.seconds = base_seconds + start.elapsed().as_secs_f64();
+                self.save()?;
+                since_ckpt = 0;
+            }
+            on_progress(&self.progress(rate));
+        }
+        self.state.seconds = base_seconds + start.elapsed().as_secs_f64();
+        self.save()?;
+        self.metrics.flush().map_err(io)?;
+        Ok(())
+    }
+
+    fn progress(&self, rate: f64) -> Progress {
+        let wins = self.recent.iter().filter(|(w, _)| *w).count();
+        Progress {
+            steps: self.state.steps,
+            total: self.cfg.steps,
+            steps_per_sec: rate,
+            win_rate: if self.recent.is_empty() {
+                0.0
+            } else {
+                wins as f64 / self.recent.len() as f64
+            },
+            updates: self.state.updates,
+        }
+    }
+
+    fn log_update(
+        &mut self,
+        s: &UpdateStats,
+        rollout_secs: f64,
+        rate: f64,
+    ) -> Result<(), TrainError> {
+        let mut scalars: Vec<(String, f64)> = s
+            .scalars()
+            .into_iter()
+            .map(|(k, v)| (format!("train/{k}"), v))
+            .collect();
+        scalars.push(("perf/rollout_seconds".into(), rollout_secs));
+        scalars.push(("perf/steps_per_sec".into(), rate));
+        scalars.push(("train/episodes".into(), self.state.episodes as f64));
+        scalars.push(("train/samples".into(), self.state.samples as f64));
+        let p = self.progress(rate);
+        scalars.push(("train/recent_win_rate_vs_opponents".into(), p.win_rate));
+        self.metrics.log(self.state.steps, &scalars).map_err(io)
+    }
+
+    fn meta(&self) -> CheckpointMeta {
+        let mut meta = CheckpointMeta::new(
+            self.rules.name.clone(),
+            self.cfg.players,
+            OBS_VERSION,
+            self.learner.net_config().clone(),
+        );
+        meta.steps = self.state.steps;
+        meta.updates = self.state.updates;
+        meta.trained_with = serde_json::to_value(&self.cfg).unwrap_or_default();
+        meta.eval = self.state.eval.clone();
+        meta
+    }
+
+    /// Saves `latest/` and `trainer.json` (each file written atomically).
+    pub fn save(&mut self) -> Result<(), TrainError> {
+        let meta = self.meta();
+        self.learner.save(&self.out.join("latest"), &meta)?;
+        let json = serde_json::to_vec_pretty(&self.state).map_err(io)?;
+        uno_agents::neural::write_atomic(&self.out.join("trainer.json"), &json).map_err(io)?;
+        Ok(())
+    }
+
+    fn add_snapshot(&mut self) -> Result<(), TrainError> {
+        let dir = self
+            .out
+            .join("pool")
+            .join(format!("update-{:06}", self.state.updates));
+        let meta = self.meta();
+        save_checkpoint(&dir, &self.learner.inference_model(), &meta)
+            .map_err(|e| TrainError::Learner(e.into()))?;
+        self.pool
+            .push(NeuralPolicy::new(self.learner.inference_model()));
+        self.state.pool.push(dir);
+        if self.pool.len() > self.cfg.pool_size.max(1) {
+            self.pool.remove(0);
+            let old = self.state.pool.remove(0);
+            let _ = std::fs::remove_dir_all(old);
+        }
+        Ok(())
+    }
+
+    /// Plays the latest checkpoint against `random` and `heuristic` in the arena.
+    pub fn evaluate(&mut self) -> Result<(), TrainError> {
+        let latest = self.out.join("latest");
+        let mut results = serde_json::Map::new();
+        let mut scalars = Vec::new();
+        for opp in ["random", "heuristic"] {
+            let cfg = ArenaConfig {
+                rules: self.rules.clone(),
+                players: self.cfg.players,
+                agents: eval_agents(&latest, opp, self.cfg.players),
+                games: self.cfg.eval_games.max(self.cfg.players as u64),
+                seed: self.cfg.seed ^ 0xE7A1 ^ self.state.updates,
+                threads: self.cfg.threads,
+            };
+            let report = run_arena(&cfg, None).map_err(io)?;
+            let me = &report.agents[0];
+            scalars.push((format!("eval/win_rate_vs_{opp}"), me.win_rate));
+            scalars.push((format!("eval/points_vs_{opp}"), me.points_won));
+            results.insert(
+                opp.to_string(),
+                serde_json::json!({ "win_rate": me.win_rate, "ci": me.win_ci, "games": me.games, "chance": me.chance }),
+            );
+        }
+        self.state.eval = serde_json::Value::Object(results);
+        self.metrics.log(self.state.steps, &scalars).map_err(io)?;
+        self.save()
+    }
+}
+
+/// The agent list of an evaluation: the checkpoint in one seat of every
+/// `players / k` block, the opponent elsewhere (1 checkpoint vs players-1 opponents).
+fn eval_agents(latest: &Path, opp: &str, players: usize) -> Vec<AgentSpec> {
+    let me = AgentSpec::Checkpoint(latest.to_path_buf());
+    let them = if opp == "random" {
+        AgentSpec::Random
+    } else {
+        AgentSpec::Heuristic(Default::default())
+    };
+    let mut v = vec![me];
+    v.extend((1..players).map(|_| them.clone()));
+    v
+}
