@@ -730,7 +730,7 @@ impl<E: Events> Ctx<'_, E> {
                     return;
                 }
                 if options.mega_hit && self.g.stackable >> self.s.top & 1 == 1 {
-                    self.stack_add(seat, n, victim);
+                    self.stack_add(seat, from, n, victim);
                     // C-5, A-16: going out on a Hit card (the stack pressed first).
                     self.check_out(seat);
                     return;
@@ -814,9 +814,11 @@ impl<E: Events> Ctx<'_, E> {
     }
 
     /// A-14 Mega Hit: add to the stack and offer it to the victim.
-    fn stack_add(&mut self, seat: u8, n: u8, victim: u8) {
+    /// `from` is the seat the card is resolved from: `seat`, or the skipped
+    /// seat for an A-21 bonus card, as in `resolve`.
+    fn stack_add(&mut self, seat: u8, from: u8, n: u8, victim: u8) {
         if self.s.stack == 0 {
-            self.s.stack_origin = seat;
+            self.s.stack_origin = from;
         }
         self.s.stack = self.s.stack.saturating_add(n);
         self.ev.stacked(seat as usize, self.s.stack as usize);

@@ -965,3 +965,45 @@ fn a7_a13_attack_2010_attack_attack_start_card_follows_a17() {
     assert_eq!(s.hand_len(victim), 8);
     expect_turn(&s, (d + 2) % 4, Phase::Play);
 }
+
+#[test]
+fn a21_a14_bonus_attack_attack_resumes_the_same_with_or_without_mega_hit() {
+    // attack-2010 with A-21 on, 5 players: seat 0 skips seat 1, then plays a
+    // Wild Attack-Attack as the bonus card at seat 4, who cannot stack. The
+    // bonus card is resolved as if played from the skipped seat ([reading],
+    // A-21), so A-13 resumes two seats after seat 1: seat 3 — with Mega Hit on
+    // or off alike, since nobody stacked.
+    for mega in [false, true] {
+        let g = game_with("attack-2010", 5, |r| {
+            r.options.bonus_play_after_skip = true;
+            r.options.mega_hit = mega;
+            r.launcher = uno_env::LauncherModel::Scripted { outcomes: vec![1] };
+        });
+        let mut s = build(
+            &g,
+            &scenario(
+                &[
+                    &["R-skip", "wild-attack-attack", "R7"],
+                    &["G1"],
+                    &["B1"],
+                    &["Y1"],
+                    &["Y2"],
+                ],
+                "R5",
+                0,
+            ),
+        );
+        let ev = run(
+            &g,
+            &mut s,
+            &[
+                "play:R-skip",
+                "play:wild-attack-attack",
+                "colour:red",
+                "target:+4",
+            ],
+        );
+        assert!(ev.contains(&Event::Hit { seat: 4, n: 2 }), "mega {mega}");
+        expect_turn(&s, 3, Phase::Play);
+    }
+}
