@@ -209,14 +209,14 @@ fn match_episodes_and_points_rewards_are_zero_sum() {
     let mut cfg = config("attack-2010", 3);
     cfg.episode = Episode::Match;
     cfg.reward = RewardMode::Points;
-    cfg.rules.options.target_score = 150;
+    cfg.rules.options.target_score = 400;
     let n = 4;
     let mut env = VecEnv::new(cfg, n, 8, 1).unwrap();
     let mut buf = Buffers::new(n);
     env.reset(buf.batch()).unwrap();
     let mut rounds = 0;
     let mut matches = 0;
-    for _ in 0..100_000 {
+    for _ in 0..400_000 {
         env.step_random(buf.batch(), false).unwrap();
         for i in 0..n {
             let r = &buf.rewards[i * uno_env::MAX_PLAYERS..(i + 1) * uno_env::MAX_PLAYERS];
