@@ -312,8 +312,7 @@ impl Learner {
     pub fn new(net: NetConfig, config: LearnerConfig) -> Result<Self, LearnerError> {
         config.validate()?;
         let device = training_device();
-        device.seed(config.seed);
-        let model = PolicyValueNet::new(&net, &device)?;
+        let model = PolicyValueNet::new_seeded(&net, &device, config.seed)?;
         Ok(Self::assemble(model, net, config, device))
     }
 
@@ -729,9 +728,14 @@ mod tests {
         (p / STATES as f64, acc / STATES as f64)
     }
 
+    /// Advantage normalisation is off here: once the bandit is solved every reward is 1 and
+    /// `r - v` is noise, which per-minibatch normalisation would blow up to unit scale (a
+    /// known PPO degeneracy on constant-reward batches; measured to drop p(correct) to ~0.77
+    /// for some seeds). The resume test turns it back on.
     fn bandit_config() -> LearnerConfig {
         LearnerConfig {
             lr: 3e-3,
+            normalize_advantages: false,
             epochs: 4,
             minibatch_size: 64,
             seed: 11,
@@ -764,8 +768,6 @@ mod tests {
             let policy = NeuralPolicy::new(learner.inference_model());
             let batch = bandit_rollout(&policy, 256, &mut rng);
             last = learner.update(&batch, learner.config().lr);
-            let q = bandit_quality(&NeuralPolicy::new(learner.inference_model()));
-            eprintln!("{q:?} {last:?}");
         }
         let (p, acc) = bandit_quality(&NeuralPolicy::new(learner.inference_model()));
         assert!(p > 0.9, "mean p(correct) = {p}, stats {last:?}");
@@ -777,33 +779,48 @@ mod tests {
     }
 
     #[test]
-    #[ignore]
-    fn tmp_bandit_seeds() {
-        for seed in 0..30u64 {
-            let cfg = LearnerConfig {
-                seed,
-                ..bandit_config()
-            };
-            let mut learner = Learner::new(bandit_net(), cfg).expect("learner");
-            let mut rng = ChaCha8Rng::seed_from_u64(seed + 100);
-            let mut traj = vec![];
-            for _ in 0..40 {
-                let policy = NeuralPolicy::new(learner.inference_model());
-                let batch = bandit_rollout(&policy, 256, &mut rng);
-                learner.update(&batch, learner.config().lr);
-                traj.push(bandit_quality(&NeuralPolicy::new(learner.inference_model())).0);
+    fn training_is_deterministic_per_seed_even_across_threads() {
+        let run = |seed: u64| {
+            move || {
+                let cfg = LearnerConfig {
+                    seed,
+                    ..bandit_config()
+                };
+                let mut learner = Learner::new(bandit_net(), cfg).expect("learner");
+                let mut rng = ChaCha8Rng::seed_from_u64(4);
+                for _ in 0..5 {
+                    let policy = NeuralPolicy::new(learner.inference_model());
+                    let batch = bandit_rollout(&policy, 128, &mut rng);
+                    learner.update(&batch, 3e-3);
+                }
+                let obs: Vec<f32> = (0..STATES * STATES)
+                    .map(|i| if i % (STATES + 1) == 0 { 1.0 } else { 0.0 })
+                    .collect();
+                logits_of(
+                    learner.inference_model(),
+                    &obs,
+                    &[true; STATES * ACTIONS],
+                    STATES,
+                )
             }
-            eprintln!(
-                "seed {seed}: {:.3} {:.3} {:.3} {:.3}",
-                traj[9], traj[19], traj[29], traj[39]
-            );
-        }
+        };
+        let handles: Vec<_> = [1u64, 1, 2]
+            .into_iter()
+            .map(|seed| std::thread::spawn(run(seed)))
+            .collect();
+        let out: Vec<Vec<f32>> = handles
+            .into_iter()
+            .map(|h| h.join().expect("thread"))
+            .collect();
+        assert_eq!(out[0], out[1], "same seed, different result");
+        assert!(max_diff(&out[0], &out[2]) > 1e-3, "seed has no effect");
     }
 
     #[test]
     fn save_load_resume_is_exact() {
         let dir = temp_dir("resume");
         let cfg = LearnerConfig {
+            normalize_advantages: true,
             minibatch_size: 48,
             epochs: 2,
             lr: 1e-2,

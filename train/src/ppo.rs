@@ -49,8 +49,8 @@ pub fn compute_gae(
     let steps = n / num_envs;
     let (gamma, lambda) = (f64::from(gamma), f64::from(lambda));
     let mut advantages = vec![0.0f32; n];
-    for e in 0..num_envs {
-        let mut next_value = f64::from(bootstrap[e]);
+    for (e, &boot) in bootstrap.iter().enumerate() {
+        let mut next_value = f64::from(boot);
         let mut running = 0.0f64;
         for t in (0..steps).rev() {
             let i = t * num_envs + e;
@@ -356,7 +356,7 @@ mod tests {
         let ratio = t1(&[1.5, 0.5, 1.5, 0.5, 1.0]);
         let adv = t1(&[2.0, 2.0, -1.0, -1.0, 3.0]);
         let loss = clipped_surrogate(ratio, adv, eps).into_scalar::<f32>();
-        let objective = (1.2 * 2.0 + 0.5 * 2.0 + 1.5 * -1.0 + 0.8 * -1.0 + 3.0) / 5.0;
+        let objective = (1.2 * 2.0 + 0.5 * 2.0 - 1.5 - 0.8 + 3.0) / 5.0;
         assert!(close(loss, -objective), "loss {loss} want {}", -objective);
     }
 

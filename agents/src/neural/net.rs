@@ -1,9 +1,10 @@
 //! The policy/value network: an MLP trunk with a policy head (logits) and a value head.
 
-use burn::module::Module;
+use burn::module::{Module, ModuleVisitor, Param};
 use burn::nn::{Initializer, LayerNorm, LayerNormConfig, Linear, LinearConfig, Relu};
 use burn::tensor::{Device, Tensor};
 use serde::{Deserialize, Serialize};
+use std::sync::Mutex;
 
 use super::NeuralError;
 
@@ -101,7 +102,7 @@ pub struct PolicyValueNet {
 
 impl PolicyValueNet {
     /// Builds a freshly initialised network on `device` (seed the device first for
-    /// reproducible weights).
+    /// reproducible weights; the parameters are materialised eagerly).
     pub fn new(config: &NetConfig, device: &Device) -> Result<Self, NeuralError> {
         config.validate()?;
         let mut trunk = Vec::with_capacity(config.hidden.len());
@@ -121,7 +122,7 @@ impl PolicyValueNet {
             })
             .init(device);
         let value = LinearConfig::new(prev, 1).init(device);
-        Ok(Self {
+        let net = Self {
             trunk,
             norms,
             policy,
@@ -129,7 +130,23 @@ impl PolicyValueNet {
             act: Relu::new(),
             obs_dim: config.obs_dim,
             num_actions: config.num_actions,
-        })
+        };
+        // burn initialises parameters lazily (on first use); force it now so the weights depend
+        // only on the device seed at construction time, not on what runs in between.
+        net.visit(&mut Materialize);
+        Ok(net)
+    }
+
+    /// Builds a network whose initial weights depend only on `seed`: seeds `device` and
+    /// initialises under a process-wide lock, so concurrent constructions through this function
+    /// cannot interleave their random draws.
+    pub fn new_seeded(config: &NetConfig, device: &Device, seed: u64) -> Result<Self, NeuralError> {
+        static INIT_LOCK: Mutex<()> = Mutex::new(());
+        let _guard = INIT_LOCK
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        device.seed(seed);
+        Self::new(config, device)
     }
 
     /// Length of the observation vector this network expects.
@@ -156,5 +173,14 @@ impl PolicyValueNet {
         let logits = self.policy.forward(h.clone());
         let value = self.value.forward(h).squeeze_dim::<1>(1);
         (logits, value)
+    }
+}
+
+/// Forces the lazy initialisation of every float parameter.
+struct Materialize;
+
+impl ModuleVisitor for Materialize {
+    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        let _ = param.val();
     }
 }
