@@ -1,1 +1,1088 @@
-//! Placeholder.
+//! `uno_attack._core`: the pyo3 extension behind the `uno_attack` Python package.
+//!
+//! It binds the `uno-env` crate without re-implementing any rule: [`PyGame`]
+//! and [`PyState`] expose the engine (OpenSpiel-style game / state split),
+//! [`PyVecEnv`] wraps the vectorized core and lets it write straight into
+//! numpy arrays that Python owns (allocated once, same objects every step, the
+//! GIL released while the games run), and [`PyAgent`] exposes the built-in
+//! agents of `uno-agents` (built without the burn-backed neural agent) for the
+//! Gymnasium opponents. Dicts cross the boundary as JSON through Python's
+//! `json` module, so 128-bit card sets stay exact. The Gymnasium and
+//! PettingZoo wrappers are plain Python in `python/uno_attack/`.
+
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use pyo3::exceptions::{PyIndexError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use std::sync::{Arc, Mutex};
+use uno_env::obs::{ORACLE_SIZE, PIECES, encode, encode_oracle, write_mask};
+use uno_env::vec_env::{BatchMut, VecEnvError, terminal_rewards};
+use uno_env::{
+    Action, EnvConfig, Episode, EventLog, Game, MAX_PLAYERS, NUM_ACTIONS, OBS_SIZE, OBS_VERSION,
+    PRESETS, RewardMode, Rules, Scenario, State, VecEnv,
+};
+
+fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// `json.dumps(obj)`.
+fn dumps(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    obj.py()
+        .import("json")?
+        .call_method1("dumps", (obj,))?
+        .extract()
+}
+
+/// `json.loads(text)`.
+fn loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?.call_method1("loads", (text,))
+}
+
+/// Removes `None` entries from dicts (TOML has no null: an absent key means the default).
+fn drop_nulls(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(m) => {
+            m.retain(|_, x| !x.is_null());
+            m.values_mut().for_each(drop_nulls);
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(drop_nulls),
+        _ => {}
+    }
+}
+
+/// Rules from a preset name, a TOML file path, TOML text, or a dict (the TOML schema).
+fn rules_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Rules> {
+    if let Ok(r) = obj.cast::<PyGame>() {
+        return Ok(r.get().game.rules().clone());
+    }
+    if obj.cast::<PyDict>().is_ok() {
+        let json = dumps(obj)?;
+        let mut value: serde_json::Value = serde_json::from_str(&json).map_err(value_error)?;
+        drop_nulls(&mut value);
+        let value: toml::Value = serde_json::from_value(value)
+            .map_err(|e| value_error(format!("invalid rules dict: {e}")))?;
+        return Rules::from_toml_value(value).map_err(value_error);
+    }
+    let spec: String = if obj.cast::<PyString>().is_ok() {
+        obj.extract()?
+    } else {
+        // os.PathLike
+        obj.py()
+            .import("os")?
+            .call_method1("fspath", (obj,))
+            .map_err(|_| {
+                value_error("rules must be a preset name, a TOML path or text, or a dict")
+            })?
+            .extract()?
+    };
+    let trimmed = spec.trim();
+    if !PRESETS.contains(&trimmed)
+        && !std::path::Path::new(trimmed).exists()
+        && (spec.contains('\n') || spec.contains('='))
+    {
+        return Rules::from_toml_str(&spec).map_err(value_error);
+    }
+    Rules::load(trimmed).map_err(value_error)
+}
+
+fn episode_from_str(s: &str) -> PyResult<Episode> {
+    match s {
+        "round" => Ok(Episode::Round),
+        "match" => Ok(Episode::Match),
+        _ => Err(value_error(format!(
+            "episode must be \"round\" or \"match\", not {s:?}"
+        ))),
+    }
+}
+
+fn reward_from_str(s: &str) -> PyResult<RewardMode> {
+    match s {
+        "win" => Ok(RewardMode::Win),
+        "points" => Ok(RewardMode::Points),
+        _ => Err(value_error(format!(
+            "reward must be \"win\" or \"points\", not {s:?}"
+        ))),
+    }
+}
+
+/// An action given as an id or a name (`"play:R5"`, `"draw"`, `"colour:red"`, …).
+fn action_from_py(obj: &Bound<'_, PyAny>) -> PyResult<usize> {
+    if obj.cast::<PyString>().is_ok() {
+        let s: String = obj.extract()?;
+        let s = s.as_str();
+        return Action::parse(s)
+            .map(Action::id)
+            .ok_or_else(|| value_error(format!("unknown action name {s:?}")));
+    }
+    let id: i64 = obj
+        .extract()
+        .map_err(|_| value_error("an action is an int id or a name string"))?;
+    if !(0..NUM_ACTIONS as i64).contains(&id) {
+        return Err(value_error(format!(
+            "action id {id} is out of range (the action space has {NUM_ACTIONS} actions)"
+        )));
+    }
+    Ok(id as usize)
+}
+
+/// Name of action `id` (raises ValueError when out of range).
+#[pyfunction]
+fn action_name(id: i64) -> PyResult<String> {
+    if !(0..NUM_ACTIONS as i64).contains(&id) {
+        return Err(value_error(format!(
+            "action id {id} is out of range (the action space has {NUM_ACTIONS} actions)"
+        )));
+    }
+    Ok(uno_env::action_name(id as usize))
+}
+
+/// Id of the action with this name (also accepts aliases such as `press`, `color:red`, `R5`).
+#[pyfunction]
+fn action_id(name: &str) -> PyResult<usize> {
+    Action::parse(name)
+        .map(Action::id)
+        .ok_or_else(|| value_error(format!("unknown action name {name:?}")))
+}
+
+/// Every action name, indexed by id.
+#[pyfunction]
+fn action_names() -> Vec<String> {
+    (0..NUM_ACTIONS).map(uno_env::action_name).collect()
+}
+
+/// The observation layout: a list of dicts `name`, `offset`, `shape`, `size`, `doc`.
+#[pyfunction]
+fn obs_pieces(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let list = PyList::empty(py);
+    for p in PIECES.iter() {
+        let d = PyDict::new(py);
+        d.set_item("name", p.name)?;
+        d.set_item("offset", p.offset)?;
+        d.set_item("shape", PyTuple::new(py, p.shape)?)?;
+        d.set_item("size", p.size())?;
+        d.set_item("doc", p.doc)?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
+/// A readable dump of an observation vector, piece by piece (non-zero values only).
+#[pyfunction]
+fn describe_obs(obs: PyReadonlyArray1<'_, f32>) -> PyResult<String> {
+    let s = obs.as_slice().map_err(value_error)?;
+    if s.len() < OBS_SIZE {
+        return Err(value_error(format!(
+            "an observation has {OBS_SIZE} values, got {}",
+            s.len()
+        )));
+    }
+    Ok(uno_env::obs::describe(s))
+}
+
+/// The static part of a game: compiled rules and the number of players.
+#[pyclass(name = "Game", module = "uno_attack._core", frozen)]
+struct PyGame {
+    game: Arc<Game>,
+}
+
+#[pymethods]
+impl PyGame {
+    /// `Game(rules="attack-2010", players=4)`: rules is a preset name, a TOML
+    /// path or text, or a dict in the TOML schema (may start with `preset`).
+    #[new]
+    #[pyo3(signature = (rules = None, players = 4))]
+    fn new(rules: Option<&Bound<'_, PyAny>>, players: usize) -> PyResult<Self> {
+        let rules = match rules {
+            Some(r) => rules_from_py(r)?,
+            None => Rules::preset("attack-2010").map_err(value_error)?,
+        };
+        let game = Game::new(rules, players).map_err(value_error)?;
+        Ok(PyGame {
+            game: Arc::new(game),
+        })
+    }
+
+    /// Players at the table.
+    #[getter]
+    fn num_players(&self) -> usize {
+        self.game.num_players()
+    }
+
+    /// Cards in the deck.
+    #[getter]
+    fn deck_size(&self) -> usize {
+        self.game.deck_size()
+    }
+
+    /// Size of the action space (98).
+    #[getter]
+    fn num_actions(&self) -> usize {
+        NUM_ACTIONS
+    }
+
+    /// The rules' display name.
+    #[getter]
+    fn name(&self) -> String {
+        self.game.rules().name.clone()
+    }
+
+    /// The rules as a dict (the TOML schema).
+    fn rules<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let json = serde_json::to_string(self.game.rules()).map_err(value_error)?;
+        loads(py, &json)
+    }
+
+    /// The rules as TOML text.
+    fn rules_toml(&self) -> String {
+        self.game.rules().to_toml()
+    }
+
+    /// A new match on ChaCha stream `stream` of `seed` (dealer drawn, first round dealt).
+    #[pyo3(signature = (seed = 0, stream = 0))]
+    fn new_state(&self, seed: u64, stream: u64) -> PyState {
+        PyState::wrap(
+            self.game.clone(),
+            self.game.new_state_on_stream(seed, stream),
+        )
+    }
+
+    /// A hand-built position from a dict (or JSON text) in the Scenario schema:
+    /// `hands`, `top`, `colour`, `launcher`, `discard`, `current`, `direction`,
+    /// `dealer`, `seed`, `scores`, `misses`, `eliminated`.
+    fn scenario(&self, scenario: &Bound<'_, PyAny>) -> PyResult<PyState> {
+        let json = if scenario.cast::<PyString>().is_ok() {
+            scenario.extract::<String>()?
+        } else {
+            dumps(scenario)?
+        };
+        let sc: Scenario = serde_json::from_str(&json)
+            .map_err(|e| value_error(format!("invalid scenario: {e}")))?;
+        let st = self.game.scenario(&sc).map_err(value_error)?;
+        Ok(PyState::wrap(self.game.clone(), st))
+    }
+
+    /// A state from JSON text written by `State.to_json()`.
+    fn state_from_json(&self, text: &str) -> PyResult<PyState> {
+        let st =
+            State::from_json(text).map_err(|e| value_error(format!("invalid state JSON: {e}")))?;
+        self.adopt(st)
+    }
+
+    /// A state from a dict written by `State.to_dict()`.
+    fn state_from_dict(&self, d: &Bound<'_, PyAny>) -> PyResult<PyState> {
+        self.state_from_json(&dumps(d)?)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Game(rules={:?}, players={})",
+            self.game.rules().name,
+            self.game.num_players()
+        )
+    }
+}
+
+impl PyGame {
+    fn adopt(&self, st: State) -> PyResult<PyState> {
+        if st.num_players() != self.game.num_players() {
+            return Err(value_error(format!(
+                "the state has {} players, the game {}",
+                st.num_players(),
+                self.game.num_players()
+            )));
+        }
+        self.game
+            .check_invariants(&st)
+            .map_err(|e| value_error(format!("the state does not fit this game's deck: {e}")))?;
+        Ok(PyState::wrap(self.game.clone(), st))
+    }
+}
+
+/// One position of a match, bound to its game.
+#[pyclass(name = "State", module = "uno_attack._core")]
+struct PyState {
+    game: Arc<Game>,
+    state: State,
+    events: Vec<uno_env::Event>,
+}
+
+impl PyState {
+    fn wrap(game: Arc<Game>, state: State) -> Self {
+        PyState {
+            game,
+            state,
+            events: Vec::new(),
+        }
+    }
+
+    fn seat_or_current(&self, seat: Option<usize>) -> PyResult<usize> {
+        let n = self.game.num_players();
+        let seat = match seat {
+            Some(s) => s,
+            None => self.state.current_player().unwrap_or(0),
+        };
+        if seat >= n {
+            return Err(PyIndexError::new_err(format!(
+                "seat {seat} is not at this table of {n}"
+            )));
+        }
+        Ok(seat)
+    }
+
+    fn events_list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let json = serde_json::to_string(&self.events).map_err(value_error)?;
+        loads(py, &json)
+    }
+}
+
+#[pymethods]
+impl PyState {
+    /// The game this state belongs to.
+    #[getter]
+    fn game(&self) -> PyGame {
+        PyGame {
+            game: self.game.clone(),
+        }
+    }
+
+    /// Players at the table.
+    #[getter]
+    fn num_players(&self) -> usize {
+        self.state.num_players()
+    }
+
+    /// The decision phase (`play`, `choose-colour`, …, `round-over`, `match-over`).
+    #[getter]
+    fn phase(&self) -> &'static str {
+        self.state.phase().name()
+    }
+
+    /// The seat to act, or None when the round is over.
+    #[getter]
+    fn current_player(&self) -> Option<usize> {
+        self.state.current_player()
+    }
+
+    /// True when the round (hand) is over (or the match).
+    fn is_round_over(&self) -> bool {
+        self.state.is_round_over()
+    }
+
+    /// True when the match is decided.
+    fn is_match_over(&self) -> bool {
+        self.state.is_match_over()
+    }
+
+    /// True when the round was cut short by the decision cap.
+    fn is_truncated(&self) -> bool {
+        self.state.is_truncated()
+    }
+
+    /// Winner of the round just finished, if any.
+    #[getter]
+    fn round_winner(&self) -> Option<usize> {
+        self.state.round_winner()
+    }
+
+    /// Winner of the match, once decided.
+    #[getter]
+    fn match_winner(&self) -> Option<usize> {
+        self.state.match_winner()
+    }
+
+    /// Match scores per seat.
+    #[getter]
+    fn scores(&self) -> Vec<u32> {
+        self.state.scores().to_vec()
+    }
+
+    /// Points each seat scored in the round just finished.
+    #[getter]
+    fn round_points(&self) -> Vec<u32> {
+        self.state.round_points()
+    }
+
+    /// Decisions taken so far in this round.
+    #[getter]
+    fn decisions(&self) -> u32 {
+        self.state.decisions()
+    }
+
+    /// Rounds started in this match (1 for the first).
+    #[getter]
+    fn round(&self) -> usize {
+        self.state.round()
+    }
+
+    /// The dealer's seat.
+    #[getter]
+    fn dealer(&self) -> usize {
+        self.state.dealer()
+    }
+
+    /// +1 when play goes left, -1 when it goes right.
+    #[getter]
+    fn direction(&self) -> i32 {
+        self.state.direction()
+    }
+
+    /// Cards in the launcher / draw pile.
+    #[getter]
+    fn pile_len(&self) -> usize {
+        self.state.pile_len()
+    }
+
+    /// The face on top of the discard pile (e.g. `R5`).
+    #[getter]
+    fn top_face(&self) -> String {
+        self.state.top_face(&self.game).name()
+    }
+
+    /// The active colour (`red`, …), or None while it is being named.
+    #[getter]
+    fn active_colour(&self) -> Option<&'static str> {
+        self.state.active_colour().map(|c| c.name())
+    }
+
+    /// The faces in `seat`'s hand (names, deck order).
+    fn hand(&self, seat: usize) -> PyResult<Vec<String>> {
+        let seat = self.seat_or_current(Some(seat))?;
+        Ok(self
+            .state
+            .hand_faces(&self.game, seat)
+            .into_iter()
+            .map(|f| f.name())
+            .collect())
+    }
+
+    /// Cards in `seat`'s hand.
+    fn hand_len(&self, seat: usize) -> PyResult<usize> {
+        let seat = self.seat_or_current(Some(seat))?;
+        Ok(self.state.hand_len(seat))
+    }
+
+    /// The legal action ids, ascending (empty when the round is over).
+    fn legal_actions(&self) -> Vec<usize> {
+        self.game.legal_actions(&self.state)
+    }
+
+    /// The legal action names, in id order.
+    fn legal_action_names(&self) -> Vec<String> {
+        self.game
+            .legal_actions(&self.state)
+            .into_iter()
+            .map(uno_env::action_name)
+            .collect()
+    }
+
+    /// The legal actions as a uint8 array of length 98 (1 = legal).
+    fn legal_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u8>> {
+        let mut m = vec![0u8; NUM_ACTIONS];
+        write_mask(self.game.legal_mask(&self.state), &mut m);
+        PyArray1::from_vec(py, m)
+    }
+
+    /// Applies an action (id or name) for the current player and returns the
+    /// step's events as dicts. An illegal action raises ValueError with the
+    /// engine's reason and leaves the state unchanged.
+    fn apply<'py>(
+        &mut self,
+        py: Python<'py>,
+        action: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let a = action_from_py(action)?;
+        let mut log = EventLog::default();
+        self.game
+            .apply_with(&mut self.state, a, &mut log)
+            .map_err(value_error)?;
+        self.events = log.0;
+        self.events_list(py)
+    }
+
+    /// Starts the next round of the match (only after a round is over and the match goes on).
+    fn next_round<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut log = EventLog::default();
+        self.game
+            .next_round_with(&mut self.state, &mut log)
+            .map_err(value_error)?;
+        self.events = log.0;
+        self.events_list(py)
+    }
+
+    /// F-3: the current player's time ran out (they draw and the turn passes).
+    fn timeout<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut log = EventLog::default();
+        self.game
+            .timeout(&mut self.state, &mut log)
+            .map_err(value_error)?;
+        self.events = log.0;
+        self.events_list(py)
+    }
+
+    /// The events of the last `apply` / `next_round` / `timeout`, as dicts.
+    fn last_events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.events_list(py)
+    }
+
+    /// What `seat` (default: the seat to act) may see: float32 array of OBS_SIZE.
+    #[pyo3(signature = (seat = None))]
+    fn observation<'py>(
+        &self,
+        py: Python<'py>,
+        seat: Option<usize>,
+    ) -> PyResult<Bound<'py, PyArray1<f32>>> {
+        let seat = self.seat_or_current(seat)?;
+        let mut v = vec![0f32; OBS_SIZE];
+        encode(&self.game, &self.state, seat, &mut v);
+        Ok(PyArray1::from_vec(py, v))
+    }
+
+    /// The observation plus every hidden part (other hands, launcher contents):
+    /// float32 array of ORACLE_SIZE, for debugging and research.
+    #[pyo3(signature = (seat = None))]
+    fn oracle_observation<'py>(
+        &self,
+        py: Python<'py>,
+        seat: Option<usize>,
+    ) -> PyResult<Bound<'py, PyArray1<f32>>> {
+        let seat = self.seat_or_current(seat)?;
+        let mut v = vec![0f32; ORACLE_SIZE];
+        encode_oracle(&self.game, &self.state, seat, &mut v);
+        Ok(PyArray1::from_vec(py, v))
+    }
+
+    /// Zero-sum rewards per seat for the finished round (`reward` = "win" or
+    /// "points"; `match_end` scores the match winner instead). All zeros while
+    /// the round goes on or when it was cut short.
+    #[pyo3(signature = (reward = "win", match_end = false))]
+    fn rewards(&self, reward: &str, match_end: bool) -> PyResult<Vec<f32>> {
+        let mode = reward_from_str(reward)?;
+        let mut out = [0f32; MAX_PLAYERS];
+        if self.state.is_round_over() {
+            terminal_rewards(&self.game, &self.state, mode, match_end, &mut out);
+        }
+        Ok(out[..self.game.num_players()].to_vec())
+    }
+
+    /// None when every invariant holds, else the first violation.
+    fn check_invariants(&self) -> Option<String> {
+        self.game.check_invariants(&self.state).err()
+    }
+
+    /// The full state (including the chance generator) as a dict.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        loads(py, &self.state.to_json())
+    }
+
+    /// The full state as JSON text.
+    fn to_json(&self) -> String {
+        self.state.to_json()
+    }
+
+    /// An independent copy.
+    fn clone(&self) -> PyState {
+        PyState {
+            game: self.game.clone(),
+            state: self.state.clone(),
+            events: self.events.clone(),
+        }
+    }
+
+    fn __copy__(&self) -> PyState {
+        self.clone()
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> PyState {
+        self.clone()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        match other.cast::<PyState>() {
+            Ok(o) => o.borrow().state == self.state,
+            Err(_) => false,
+        }
+    }
+
+    /// A text picture of the whole position (every hand shown).
+    fn render(&self) -> String {
+        let g = &self.game;
+        let s = &self.state;
+        let mut out = String::new();
+        let colour = s.active_colour().map_or("none", |c| c.name());
+        out.push_str(&format!(
+            "{} · round {} · phase {} · decision {} · direction {}\n",
+            g.rules().name,
+            s.round(),
+            s.phase().name(),
+            s.decisions(),
+            if s.direction() < 0 { "right" } else { "left" },
+        ));
+        out.push_str(&format!(
+            "top {} (active colour {colour}) · {} {} cards\n",
+            s.top_face(g).name(),
+            if g.uses_pile() {
+                "draw pile"
+            } else {
+                "launcher"
+            },
+            s.pile_len(),
+        ));
+        for p in 0..g.num_players() {
+            let marker = if s.current_player() == Some(p) {
+                ">"
+            } else {
+                " "
+            };
+            let hand: Vec<String> = s.hand_faces(g, p).into_iter().map(|f| f.name()).collect();
+            let mut flags = String::new();
+            if s.uno_called(p) {
+                flags.push_str(" UNO");
+            }
+            if !s.is_active(p) {
+                flags.push_str(" out");
+            }
+            out.push_str(&format!(
+                "{marker} player_{p} score {:>4} ({:>2} cards){flags}: {}\n",
+                s.scores()[p],
+                hand.len(),
+                hand.join(" ")
+            ));
+        }
+        if let Some(w) = s.round_winner() {
+            out.push_str(&format!("round won by player_{w}\n"));
+        }
+        if let Some(w) = s.match_winner() {
+            out.push_str(&format!("match won by player_{w}\n"));
+        }
+        if s.is_truncated() {
+            out.push_str("round cut short (decision cap)\n");
+        }
+        if let Some(p) = s.current_player() {
+            let legal: Vec<String> = g
+                .legal_actions(s)
+                .into_iter()
+                .map(uno_env::action_name)
+                .collect();
+            out.push_str(&format!("player_{p} may: {}\n", legal.join(", ")));
+        }
+        out
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "State(phase={:?}, current_player={}, round={}, decisions={})",
+            self.state.phase().name(),
+            self.state
+                .current_player()
+                .map_or("None".to_string(), |p| p.to_string()),
+            self.state.round(),
+            self.state.decisions()
+        )
+    }
+}
+
+/// A built-in agent from a spec string (`random`, `random-play`, `first-legal`,
+/// `greedy`, `heuristic`, `heuristic:key=value,...`).
+#[pyclass(name = "Agent", module = "uno_attack._core")]
+struct PyAgent {
+    agent: Mutex<Box<dyn uno_agents::Agent + Send>>,
+    spec: String,
+}
+
+#[pymethods]
+impl PyAgent {
+    /// `Agent(spec, seed=0)`; a bad spec raises ValueError.
+    #[new]
+    #[pyo3(signature = (spec, seed = 0))]
+    fn new(spec: &str, seed: u64) -> PyResult<Self> {
+        let parsed = uno_agents::parse_spec(spec).map_err(value_error)?;
+        let agent = uno_agents::build(&parsed, seed).map_err(value_error)?;
+        Ok(PyAgent {
+            agent: Mutex::new(agent),
+            spec: spec.to_string(),
+        })
+    }
+
+    /// The spec the agent was built from.
+    #[getter]
+    fn spec(&self) -> String {
+        self.spec.clone()
+    }
+
+    /// The action the seat to act takes in `state` (a legal action id).
+    fn act(&self, state: &PyState) -> PyResult<usize> {
+        let seat = state
+            .state
+            .current_player()
+            .ok_or_else(|| value_error("the round is over: nobody is to act"))?;
+        let mut agent = self.agent.lock().map_err(value_error)?;
+        Ok(agent.act(&state.game, &state.state, seat))
+    }
+
+    /// Reseeds the agent and forgets any memory.
+    fn reset(&self, seed: u64) -> PyResult<()> {
+        self.agent.lock().map_err(value_error)?.reset(seed);
+        Ok(())
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Agent({:?})", self.spec)
+    }
+}
+
+/// The buffers of a batch, as numpy arrays owned by Python and written by Rust.
+struct Arrays {
+    obs: Py<PyArray2<f32>>,
+    mask: Py<PyArray2<u8>>,
+    seat: Py<PyArray1<i32>>,
+    reward: Py<PyArray1<f32>>,
+    rewards: Py<PyArray2<f32>>,
+    terminated: Py<PyArray1<u8>>,
+    truncated: Py<PyArray1<u8>>,
+    final_obs: Py<PyArray2<f32>>,
+    episode_len: Py<PyArray1<u32>>,
+    winner: Py<PyArray1<i32>>,
+}
+
+/// A batch of games stepped together in Rust (auto-reset; see the Python docs).
+#[pyclass(name = "VecEnv", module = "uno_attack._core")]
+struct PyVecEnv {
+    env: VecEnv,
+    arrays: Arrays,
+    scratch: Vec<u32>,
+}
+
+impl PyVecEnv {
+    /// Runs `f` on mutable views of every buffer, with the GIL released.
+    fn with_batch<R: Send>(
+        &mut self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut VecEnv, &[u32], BatchMut<'_>) -> R + Send,
+    ) -> PyResult<R> {
+        let a = &self.arrays;
+        let mut obs = a.obs.bind(py).try_readwrite().map_err(value_error)?;
+        let mut mask = a.mask.bind(py).try_readwrite().map_err(value_error)?;
+        let mut seat = a.seat.bind(py).try_readwrite().map_err(value_error)?;
+        let mut reward = a.reward.bind(py).try_readwrite().map_err(value_error)?;
+        let mut rewards = a.rewards.bind(py).try_readwrite().map_err(value_error)?;
+        let mut terminated = a.terminated.bind(py).try_readwrite().map_err(value_error)?;
+        let mut truncated = a.truncated.bind(py).try_readwrite().map_err(value_error)?;
+        let mut final_obs = a.final_obs.bind(py).try_readwrite().map_err(value_error)?;
+        let mut episode_len = a
+            .episode_len
+            .bind(py)
+            .try_readwrite()
+            .map_err(value_error)?;
+        let mut winner = a.winner.bind(py).try_readwrite().map_err(value_error)?;
+        let batch = BatchMut {
+            obs: obs.as_slice_mut().map_err(value_error)?,
+            mask: mask.as_slice_mut().map_err(value_error)?,
+            seat: seat.as_slice_mut().map_err(value_error)?,
+            reward: reward.as_slice_mut().map_err(value_error)?,
+            rewards: rewards.as_slice_mut().map_err(value_error)?,
+            terminated: terminated.as_slice_mut().map_err(value_error)?,
+            truncated: truncated.as_slice_mut().map_err(value_error)?,
+            final_obs: final_obs.as_slice_mut().map_err(value_error)?,
+            episode_len: episode_len.as_slice_mut().map_err(value_error)?,
+            winner: winner.as_slice_mut().map_err(value_error)?,
+        };
+        let env = &mut self.env;
+        let actions = &self.scratch[..];
+        Ok(py.detach(move || f(env, actions, batch)))
+    }
+
+    fn step_tuple<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let a = &self.arrays;
+        PyTuple::new(
+            py,
+            [
+                a.obs.bind(py).as_any(),
+                a.mask.bind(py).as_any(),
+                a.seat.bind(py).as_any(),
+                a.reward.bind(py).as_any(),
+                a.terminated.bind(py).as_any(),
+                a.truncated.bind(py).as_any(),
+            ],
+        )
+    }
+
+    /// Copies `actions` (any integer array or sequence) into the scratch buffer.
+    fn load_actions(&mut self, actions: &Bound<'_, PyAny>) -> PyResult<()> {
+        let n = self.env.num_envs();
+        self.scratch.clear();
+        if let Ok(arr) = actions.extract::<PyReadonlyArray1<'_, i64>>()
+            && let Ok(s) = arr.as_slice()
+        {
+            return self.fill_scratch(s.iter().copied(), n);
+        }
+        if let Ok(arr) = actions.extract::<PyReadonlyArray1<'_, i32>>()
+            && let Ok(s) = arr.as_slice()
+        {
+            return self.fill_scratch(s.iter().map(|&v| v as i64), n);
+        }
+        if let Ok(arr) = actions.extract::<PyReadonlyArray1<'_, u32>>()
+            && let Ok(s) = arr.as_slice()
+        {
+            return self.fill_scratch(s.iter().map(|&v| v as i64), n);
+        }
+        let np = actions.py().import("numpy")?;
+        let conv = np
+            .call_method1("ascontiguousarray", (actions, "int64"))
+            .map_err(|e| value_error(format!("actions must be integers: {e}")))?;
+        let arr: PyReadonlyArray1<'_, i64> = conv
+            .extract()
+            .map_err(|_| value_error("actions must be a one-dimensional integer array"))?;
+        let s = arr.as_slice().map_err(value_error)?;
+        self.fill_scratch(s.iter().copied(), n)
+    }
+
+    fn fill_scratch(&mut self, it: impl ExactSizeIterator<Item = i64>, n: usize) -> PyResult<()> {
+        if it.len() != n {
+            return Err(value_error(format!("{} actions for {n} games", it.len())));
+        }
+        for (i, v) in it.enumerate() {
+            if !(0..NUM_ACTIONS as i64).contains(&v) {
+                return Err(value_error(format!(
+                    "game {i}: action id {v} is out of range (the action space has {NUM_ACTIONS} actions)"
+                )));
+            }
+            self.scratch.push(v as u32);
+        }
+        Ok(())
+    }
+}
+
+#[pymethods]
+impl PyVecEnv {
+    /// `VecEnv(rules="attack-2010", players=4, num_envs=1024, seed=0, threads=1,
+    /// episode="round", reward="win")`.
+    #[new]
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (rules = None, players = 4, num_envs = 1024, seed = 0, threads = 1, episode = "round", reward = "win"))]
+    fn new(
+        py: Python<'_>,
+        rules: Option<&Bound<'_, PyAny>>,
+        players: usize,
+        num_envs: usize,
+        seed: u64,
+        threads: usize,
+        episode: &str,
+        reward: &str,
+    ) -> PyResult<Self> {
+        let rules = match rules {
+            Some(r) => rules_from_py(r)?,
+            None => Rules::preset("attack-2010").map_err(value_error)?,
+        };
+        let config = EnvConfig {
+            rules,
+            players,
+            episode: episode_from_str(episode)?,
+            reward: reward_from_str(reward)?,
+        };
+        if threads == 0 {
+            return Err(value_error("threads must be at least 1"));
+        }
+        let env = VecEnv::new(config, num_envs, seed, threads).map_err(value_error)?;
+        let n = num_envs;
+        let winner = PyArray1::<i32>::from_vec(py, vec![-1; n]);
+        let arrays = Arrays {
+            obs: PyArray2::zeros(py, [n, OBS_SIZE], false).unbind(),
+            mask: PyArray2::zeros(py, [n, NUM_ACTIONS], false).unbind(),
+            seat: PyArray1::zeros(py, n, false).unbind(),
+            reward: PyArray1::zeros(py, n, false).unbind(),
+            rewards: PyArray2::zeros(py, [n, MAX_PLAYERS], false).unbind(),
+            terminated: PyArray1::zeros(py, n, false).unbind(),
+            truncated: PyArray1::zeros(py, n, false).unbind(),
+            final_obs: PyArray2::zeros(py, [n, OBS_SIZE], false).unbind(),
+            episode_len: PyArray1::zeros(py, n, false).unbind(),
+            winner: winner.unbind(),
+        };
+        Ok(PyVecEnv {
+            env,
+            arrays,
+            scratch: Vec::with_capacity(n),
+        })
+    }
+
+    /// Restarts every game from the seed; returns `(obs, mask, seat)`.
+    fn reset<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        self.with_batch(py, |env, _, b| env.reset(b))?
+            .map_err(value_error)?;
+        let a = &self.arrays;
+        PyTuple::new(
+            py,
+            [
+                a.obs.bind(py).as_any(),
+                a.mask.bind(py).as_any(),
+                a.seat.bind(py).as_any(),
+            ],
+        )
+    }
+
+    /// Applies one action per game (for the seat in `seat`) and returns
+    /// `(obs, mask, seat, reward, terminated, truncated)`, the same arrays every call.
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        self.load_actions(actions)?;
+        self.with_batch(py, |env, acts, b| env.step(acts, b))?
+            .map_err(|e| match e {
+                VecEnvError::Config(c) => value_error(c),
+                e @ VecEnvError::Action { .. } => value_error(e),
+            })?;
+        self.step_tuple(py)
+    }
+
+    /// Steps every game with a uniformly random legal action (seeded per game);
+    /// with `write_obs=False` only the per-step scalars are written.
+    #[pyo3(signature = (write_obs = true))]
+    fn step_random<'py>(
+        &mut self,
+        py: Python<'py>,
+        write_obs: bool,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        self.with_batch(py, move |env, _, b| env.step_random(b, write_obs))?
+            .map_err(value_error)?;
+        self.step_tuple(py)
+    }
+
+    /// A copy of game `i`'s current state.
+    fn state(&self, i: usize) -> PyResult<PyState> {
+        if i >= self.env.num_envs() {
+            return Err(PyIndexError::new_err(format!(
+                "game {i} out of range ({} games)",
+                self.env.num_envs()
+            )));
+        }
+        Ok(PyState::wrap(
+            Arc::new(self.env.game().clone()),
+            self.env.state(i).clone(),
+        ))
+    }
+
+    /// The compiled game.
+    #[getter]
+    fn game(&self) -> PyGame {
+        PyGame {
+            game: Arc::new(self.env.game().clone()),
+        }
+    }
+
+    /// Number of games.
+    #[getter]
+    fn num_envs(&self) -> usize {
+        self.env.num_envs()
+    }
+
+    fn __len__(&self) -> usize {
+        self.env.num_envs()
+    }
+
+    /// Threads used.
+    #[getter]
+    fn threads(&self) -> usize {
+        self.env.threads()
+    }
+
+    /// Players per table.
+    #[getter]
+    fn num_players(&self) -> usize {
+        self.env.game().num_players()
+    }
+
+    /// Observation of the seat to act: float32 [n, OBS_SIZE].
+    #[getter]
+    fn obs<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f32>> {
+        self.arrays.obs.bind(py).clone()
+    }
+
+    /// Legal actions of the seat to act (1 = legal): uint8 [n, 98].
+    #[getter]
+    fn mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<u8>> {
+        self.arrays.mask.bind(py).clone()
+    }
+
+    /// Seat to act: int32 [n].
+    #[getter]
+    fn seat<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
+        self.arrays.seat.bind(py).clone()
+    }
+
+    /// Reward of the seat that just acted: float32 [n].
+    #[getter]
+    fn reward<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f32>> {
+        self.arrays.reward.bind(py).clone()
+    }
+
+    /// Reward of every seat this step: float32 [n, 10].
+    #[getter]
+    fn rewards<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f32>> {
+        self.arrays.rewards.bind(py).clone()
+    }
+
+    /// Episode ended by the rules: uint8 [n].
+    #[getter]
+    fn terminated<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u8>> {
+        self.arrays.terminated.bind(py).clone()
+    }
+
+    /// Episode cut short by the decision cap: uint8 [n].
+    #[getter]
+    fn truncated<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u8>> {
+        self.arrays.truncated.bind(py).clone()
+    }
+
+    /// Final observation of a finished episode (seen by the seat that acted last): float32 [n, OBS_SIZE].
+    #[getter]
+    fn final_obs<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f32>> {
+        self.arrays.final_obs.bind(py).clone()
+    }
+
+    /// Decisions in the finished episode: uint32 [n].
+    #[getter]
+    fn episode_len<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
+        self.arrays.episode_len.bind(py).clone()
+    }
+
+    /// Winner of the finished episode (-1 when none): int32 [n].
+    #[getter]
+    fn winner<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
+        self.arrays.winner.bind(py).clone()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "VecEnv(rules={:?}, players={}, num_envs={}, threads={})",
+            self.env.game().rules().name,
+            self.env.game().num_players(),
+            self.env.num_envs(),
+            self.env.threads()
+        )
+    }
+}
+
+/// The extension module `uno_attack._core`.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyGame>()?;
+    m.add_class::<PyState>()?;
+    m.add_class::<PyVecEnv>()?;
+    m.add_class::<PyAgent>()?;
+    m.add_function(wrap_pyfunction!(action_name, m)?)?;
+    m.add_function(wrap_pyfunction!(action_id, m)?)?;
+    m.add_function(wrap_pyfunction!(action_names, m)?)?;
+    m.add_function(wrap_pyfunction!(obs_pieces, m)?)?;
+    m.add_function(wrap_pyfunction!(describe_obs, m)?)?;
+    m.add("NUM_ACTIONS", NUM_ACTIONS)?;
+    m.add("OBS_SIZE", OBS_SIZE)?;
+    m.add("ORACLE_SIZE", ORACLE_SIZE)?;
+    m.add("OBS_VERSION", OBS_VERSION)?;
+    m.add("MAX_PLAYERS", MAX_PLAYERS)?;
+    m.add("MIN_PLAYERS", uno_env::MIN_PLAYERS)?;
+    m.add("PRESETS", PRESETS.to_vec())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

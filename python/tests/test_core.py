@@ -1,0 +1,216 @@
+"""Game / State: construction, legality, apply, observations, dicts, scenarios."""
+
+import copy
+import json
+
+import numpy as np
+import pytest
+
+import uno_attack as ua
+
+
+def test_constants_and_layout():
+    assert ua.NUM_ACTIONS == 98
+    assert ua.OBS_VERSION >= 1
+    assert ua.ORACLE_SIZE > ua.OBS_SIZE
+    assert "attack-2010" in ua.PRESETS and "classic" in ua.PRESETS
+    pieces = ua.obs_pieces()
+    end = 0
+    for p in pieces:
+        assert set(p) >= {"name", "offset", "shape", "size", "doc"}
+        assert p["offset"] == end
+        assert p["size"] == p["shape"][0] * p["shape"][1]
+        end += p["size"]
+    assert end == ua.OBS_SIZE
+    assert [p["name"] for p in pieces][:2] == ["hand", "top_card"]
+
+
+def test_action_names_round_trip():
+    names = ua.action_names()
+    assert len(names) == 98
+    for i, n in enumerate(names):
+        assert ua.action_name(i) == n
+        assert ua.action_id(n) == i
+    assert ua.action_id("press") == ua.action_id("draw") == 79
+    assert ua.action_name(81) == "colour:red"
+    with pytest.raises(ValueError):
+        ua.action_id("play:Q9")
+    with pytest.raises(ValueError):
+        ua.action_name(98)
+
+
+@pytest.mark.parametrize("preset", ua.PRESETS)
+def test_every_preset_plays_a_round(preset):
+    game = ua.Game(preset, 3)
+    st = game.new_state(1)
+    while not st.is_round_over():
+        legal = st.legal_actions()
+        mask = st.legal_mask()
+        assert mask.dtype == np.uint8 and mask.shape == (98,)
+        assert list(np.flatnonzero(mask)) == legal
+        st.apply(legal[-1])
+        assert st.check_invariants() is None
+    assert st.current_player is None
+    assert st.legal_actions() == []
+    r = st.rewards("win")
+    assert len(r) == 3 and abs(sum(r)) < 1e-5
+
+
+def test_rules_sources(tmp_path):
+    toml = 'preset = "attack-2010"\n[options]\nmega_hit = false\n'
+    path = tmp_path / "r.toml"
+    path.write_text(toml)
+    by_text = ua.Game(toml, 4)
+    by_path = ua.Game(str(path), 4)
+    by_pathlike = ua.Game(path, 4)
+    by_dict = ua.Game({"preset": "attack-2010", "options": {"mega_hit": False}}, 4)
+    base = ua.Game("attack-2010", 4)
+    assert by_text.rules() == by_path.rules() == by_pathlike.rules() == by_dict.rules()
+    assert by_dict.rules()["options"]["mega_hit"] is False
+    assert base.rules()["options"]["mega_hit"] is True
+    full = ua.Game(base.rules(), 4)  # a complete rules dict round-trips
+    assert full.rules() == base.rules()
+    assert ua.Game(base.rules_toml(), 4).rules() == base.rules()
+    assert base.num_players == 4 and base.deck_size > 100 and base.num_actions == 98
+
+
+def test_bad_arguments_raise_value_error():
+    with pytest.raises(ValueError, match="unknown rules"):
+        ua.Game("attack-3000", 4)
+    with pytest.raises(ValueError, match="player count 11"):
+        ua.Game("attack-2010", 11)
+    with pytest.raises(ValueError, match="player count 1"):
+        ua.Game("classic", 1)
+    with pytest.raises(ValueError):
+        ua.Game({"preset": "attack-2010", "options": {"no_such_option": 1}}, 4)
+    with pytest.raises(ValueError):
+        ua.Game("preset = 3\n", 4)
+    with pytest.raises(ValueError):
+        ua.VecEnv("attack-2010", 11, num_envs=4)
+    with pytest.raises(ValueError):
+        ua.VecEnv("attack-2010", 4, num_envs=4, episode="season")
+    with pytest.raises(ValueError):
+        ua.VecEnv("attack-2010", 4, num_envs=4, reward="money")
+    with pytest.raises(ValueError):
+        ua.Agent("grandmaster")
+
+
+def test_illegal_action_leaves_state_unchanged():
+    game = ua.Game("attack-2010", 4)
+    st = game.new_state(3)
+    before = st.to_json()
+    illegal = [a for a in range(98) if a not in st.legal_actions()]
+    for a in illegal[:20] + ["colour:red", "challenge"]:
+        with pytest.raises(ValueError, match="illegal action"):
+            st.apply(a)
+        assert st.to_json() == before
+    with pytest.raises(ValueError, match="out of range"):
+        st.apply(98)
+    with pytest.raises(ValueError, match="out of range"):
+        st.apply(-1)
+    with pytest.raises(ValueError, match="unknown action name"):
+        st.apply("fly")
+    assert st.to_json() == before
+
+
+def test_apply_by_name_and_events():
+    game = ua.Game("attack-2010", 4)
+    st = game.new_state(5)
+    events = st.apply("draw")
+    assert isinstance(events, list) and events
+    assert all(isinstance(e, dict) and "event" in e for e in events)
+    assert st.last_events() == events
+    assert any(e["event"] == "pressed" for e in events)
+
+
+def test_observation_and_oracle():
+    game = ua.Game("attack-2010", 4)
+    st = game.new_state(9)
+    obs = st.observation()
+    assert obs.dtype == np.float32 and obs.shape == (ua.OBS_SIZE,)
+    me = st.current_player
+    assert np.array_equal(obs, st.observation(me))
+    hand = ua.obs_pieces()[0]
+    assert obs[hand["offset"] : hand["offset"] + hand["size"]].sum() == st.hand_len(me) == 7
+    oracle = st.oracle_observation(0)
+    assert oracle.shape == (ua.ORACLE_SIZE,)
+    assert np.array_equal(oracle[: ua.OBS_SIZE], st.observation(0))
+    assert "hand" in ua.describe_obs(obs)
+    with pytest.raises(IndexError):
+        st.observation(4)
+
+
+def test_state_dict_json_round_trip():
+    game = ua.Game("flash", 3)
+    st = game.new_state(11)
+    for _ in range(10):
+        st.apply(st.legal_actions()[0])
+    d = st.to_dict()
+    assert isinstance(d, dict) and d["players"] == 3
+    json.dumps(d)
+    again = game.state_from_dict(d)
+    assert again == st and again.to_json() == st.to_json()
+    again2 = game.state_from_json(st.to_json())
+    assert again2 == st
+    # the copies continue identically (the chance generator is part of the state)
+    a, b = st.clone(), copy.deepcopy(st)
+    for _ in range(30):
+        if a.is_round_over():
+            break
+        x = a.legal_actions()[-1]
+        a.apply(x)
+        b.apply(x)
+    assert a == b
+    with pytest.raises(ValueError):
+        game.state_from_json("{}")
+    with pytest.raises(ValueError, match="players"):
+        ua.Game("flash", 4).state_from_json(st.to_json())
+
+
+def test_scenario_from_dict():
+    game = ua.Game("attack-2010", 4)
+    sc = {
+        "hands": [["R1", "R2", "Y9"], ["Y3"], ["G4", "G5"], ["B6", "B7"]],
+        "top": "R5",
+        "current": 0,
+    }
+    st = game.scenario(sc)
+    assert st.phase == "play" and st.current_player == 0
+    assert st.top_face == "R5" and st.active_colour == "red"
+    assert st.hand(0) == ["R1", "R2", "Y9"]
+    assert set(st.legal_action_names()) == {"play:R1", "play:R2", "draw"}
+    assert game.scenario(json.dumps(sc)) == st
+    with pytest.raises(ValueError, match="hands"):
+        game.scenario({"hands": [["R1"]], "top": "R5"})
+    with pytest.raises(ValueError):
+        game.scenario({"hands": [[], [], [], []], "top": "Q5"})
+    with pytest.raises(ValueError):
+        game.scenario({"bogus": 1})
+
+
+def test_match_next_round_and_render():
+    game = ua.Game("classic", 2)
+    st = game.new_state(2)
+    with pytest.raises(ValueError):
+        st.next_round()
+    while not st.is_round_over():
+        st.apply(st.legal_actions()[0])
+    text = st.render()
+    assert "player_0" in text and "player_1" in text
+    if not st.is_match_over():
+        st.next_round()
+        assert st.round == 2 and not st.is_round_over()
+
+
+def test_agents_play_legal_actions():
+    game = ua.Game("attack-2010", 4)
+    for spec in ["random", "random-play", "first-legal", "greedy", "heuristic"]:
+        agent = ua.Agent(spec, seed=1)
+        st = game.new_state(4)
+        while not st.is_round_over():
+            a = agent.act(st)
+            assert a in st.legal_actions()
+            st.apply(a)
+        agent.reset(2)
+        with pytest.raises(ValueError):
+            agent.act(st)

@@ -1,0 +1,94 @@
+"""Gymnasium single-agent env UnoAttack-v0."""
+
+import numpy as np
+import pytest
+
+gymnasium = pytest.importorskip("gymnasium")
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+
+import uno_attack  # noqa: E402,F401  (registers UnoAttack-v0)
+from uno_attack.gym import UnoAttackEnv  # noqa: E402
+
+
+def play(env, seed, rng):
+    obs, info = env.reset(seed=seed)
+    total, steps = 0.0, 0
+    while True:
+        assert env.observation_space.contains(obs)
+        mask = info["action_mask"]
+        assert mask.dtype == np.int8 and mask.any()
+        a = int(rng.choice(np.flatnonzero(mask)))
+        obs, r, term, trunc, info = env.step(a)
+        total += r
+        steps += 1
+        if term or trunc:
+            return total, steps
+
+
+def test_registered_and_make():
+    env = gymnasium.make("UnoAttack-v0", rules="attack-2010", players=4, opponents="random")
+    obs, info = env.reset(seed=0)
+    assert obs.shape == (uno_attack.OBS_SIZE,) and "action_mask" in info
+    env.close()
+
+
+@pytest.mark.parametrize("kwargs", [
+    {},
+    {"rules": "flash", "players": 3, "seat": "random"},
+    {"rules": "classic", "players": 2, "episode": "match", "reward": "points", "opponents": "greedy"},
+])
+def test_check_env(kwargs):
+    env = gymnasium.make("UnoAttack-v0", **kwargs)
+    check_env(env.unwrapped)
+
+
+@pytest.mark.parametrize("opp", ["random", "greedy", "heuristic", ["random", "greedy", "heuristic"]])
+def test_episodes_end_with_win_loss_rewards(opp):
+    env = UnoAttackEnv(rules="attack-2010", players=4, opponents=opp)
+    rng = np.random.default_rng(0)
+    for seed in range(5):
+        total, steps = play(env, seed, rng)
+        assert total in (1.0, pytest.approx(-1 / 3), 0.0) and steps > 0
+
+
+def test_seeding_is_reproducible():
+    e1, e2 = UnoAttackEnv(seat="random"), UnoAttackEnv(seat="random")
+    o1, i1 = e1.reset(seed=123)
+    o2, i2 = e2.reset(seed=123)
+    assert np.array_equal(o1, o2) and e1.seat == e2.seat
+    a = int(np.flatnonzero(i1["action_mask"])[0])
+    assert np.array_equal(e1.step(a)[0], e2.step(a)[0])
+
+
+def test_illegal_action_modes():
+    env = UnoAttackEnv()
+    _, info = env.reset(seed=1)
+    bad = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    obs, r, term, trunc, info = env.step(bad)
+    assert term and r == -1.0 and "illegal" in info["illegal_action"]
+    with pytest.raises(RuntimeError):
+        env.step(0)
+    strict = UnoAttackEnv(illegal_action="raise")
+    _, info = strict.reset(seed=1)
+    with pytest.raises(ValueError, match="illegal action"):
+        strict.step(bad)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError):
+        UnoAttackEnv(players=11)
+    with pytest.raises(ValueError):
+        UnoAttackEnv(opponents="grandmaster")
+    with pytest.raises(ValueError):
+        UnoAttackEnv(opponents=["random"])
+    with pytest.raises(ValueError):
+        UnoAttackEnv(seat=4)
+
+
+def test_render_modes(capsys):
+    env = UnoAttackEnv(render_mode="ansi")
+    env.reset(seed=0)
+    assert "player_0" in env.render()
+    env = UnoAttackEnv(render_mode="human")
+    env.reset(seed=0)
+    assert "player_0" in capsys.readouterr().out

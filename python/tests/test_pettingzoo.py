@@ -1,0 +1,73 @@
+"""PettingZoo AEC env."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo")
+from pettingzoo.test import api_test, seed_test  # noqa: E402
+
+from uno_attack import pettingzoo as uno_pz  # noqa: E402
+
+
+@pytest.mark.parametrize("kwargs", [
+    {},
+    {"rules": "flash", "players": 3},
+    {"rules": "classic", "players": 2, "episode": "match", "reward": "points"},
+])
+def test_api(kwargs):
+    api_test(uno_pz.env(**kwargs), num_cycles=300)
+
+
+def test_raw_api():
+    api_test(uno_pz.raw_env(), num_cycles=200)
+
+
+def test_seed():
+    seed_test(lambda: uno_pz.env(rules="attack-2010", players=4), num_cycles=200)
+
+
+def test_full_game_rewards_at_end():
+    e = uno_pz.env(players=4)
+    e.reset(seed=3)
+    assert e.agents == ["player_0", "player_1", "player_2", "player_3"]
+    rng = np.random.default_rng(0)
+    totals = {a: 0.0 for a in e.possible_agents}
+    steps = 0
+    for agent in e.agent_iter(max_iter=10_000):
+        obs, reward, term, trunc, info = e.last()
+        totals[agent] += reward
+        if term or trunc:
+            e.step(None)
+            continue
+        assert reward == 0.0
+        mask = obs["action_mask"]
+        assert mask.dtype == np.int8 and mask.any()
+        e.step(int(rng.choice(np.flatnonzero(mask))))
+        steps += 1
+    assert steps > 0 and not e.agents
+    assert abs(sum(totals.values())) < 1e-5
+    assert sorted(totals.values())[-1] in (0.0, 1.0)
+
+
+def test_illegal_move_ends_game_with_penalty():
+    e = uno_pz.env(players=3)
+    e.reset(seed=0)
+    agent = e.agent_selection
+    obs, *_ = e.last()
+    e.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    assert all(e.terminations.values())
+    assert e.rewards[agent] == -1
+    raw = uno_pz.raw_env(players=3)
+    raw.reset(seed=0)
+    mask = raw.observe(raw.agent_selection)["action_mask"]
+    with pytest.raises(ValueError, match="illegal action"):
+        raw.step(int(np.flatnonzero(mask == 0)[0]))
+
+
+def test_render(capsys):
+    e = uno_pz.raw_env(render_mode="ansi")
+    e.reset(seed=0)
+    assert "player_0" in e.render()
+    e = uno_pz.raw_env(render_mode="human")
+    e.reset(seed=0)
+    assert "player_0" in capsys.readouterr().out

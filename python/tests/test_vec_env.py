@@ -1,0 +1,144 @@
+"""VecEnv: buffers, zero-copy, auto-reset, errors, thread independence."""
+
+import numpy as np
+import pytest
+
+import uno_attack as ua
+
+
+def random_actions(rng, mask):
+    return np.argmax(rng.random(mask.shape) * mask, axis=1)
+
+
+def test_shapes_and_dtypes():
+    env = ua.VecEnv("attack-2010", 4, num_envs=32, seed=1)
+    obs, mask, seat = env.reset()
+    assert obs.shape == (32, ua.OBS_SIZE) and obs.dtype == np.float32
+    assert mask.shape == (32, 98) and mask.dtype == np.uint8
+    assert seat.shape == (32,) and seat.dtype == np.int32
+    assert env.rewards.shape == (32, 10) and env.rewards.dtype == np.float32
+    assert env.final_obs.shape == (32, ua.OBS_SIZE)
+    assert env.episode_len.dtype == np.uint32 and env.winner.dtype == np.int32
+    assert env.terminated.dtype == np.uint8 and env.truncated.dtype == np.uint8
+    assert len(env) == env.num_envs == 32 and env.num_players == 4
+    assert (mask.sum(axis=1) > 0).all()
+    for i in range(32):
+        st = env.state(i)
+        assert st.current_player == seat[i]
+        assert np.array_equal(st.observation(), obs[i])
+        assert np.array_equal(st.legal_mask(), mask[i])
+
+
+def test_same_arrays_every_step_no_realloc():
+    env = ua.VecEnv("attack-2010", 4, num_envs=64, seed=2, threads=2)
+    first = env.reset()
+    ptrs = [a.__array_interface__["data"][0] for a in first]
+    rng = np.random.default_rng(0)
+    out1 = env.step(random_actions(rng, first[1]))
+    out2 = env.step(random_actions(rng, out1[1]))
+    out3 = env.step_random()
+    for a, b, c in zip(out1, out2, out3):
+        assert a is b is c
+    assert out1[0] is first[0] and out1[1] is first[1] and out1[2] is first[2]
+    assert [a.__array_interface__["data"][0] for a in out2[:3]] == ptrs
+    assert env.obs is first[0] and env.final_obs is env.final_obs
+    assert out2[3] is env.reward and out2[4] is env.terminated and out2[5] is env.truncated
+
+
+def test_step_matches_single_game_engine():
+    env = ua.VecEnv("flash", 3, num_envs=8, seed=3)
+    obs, mask, seat = env.reset()
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        before = [env.state(i) for i in range(8)]
+        acts = random_actions(rng, mask)
+        obs, mask, seat, reward, term, trunc = env.step(acts)
+        for i in range(8):
+            st = before[i]
+            actor = st.current_player
+            st.apply(int(acts[i]))
+            if term[i] or trunc[i]:
+                assert st.is_round_over()
+                assert np.array_equal(env.final_obs[i], st.observation(actor))
+                assert env.episode_len[i] == st.decisions
+                assert env.winner[i] == (st.round_winner if st.round_winner is not None else -1)
+                assert reward[i] == pytest.approx(st.rewards("win")[actor])
+            else:
+                assert env.state(i) == st
+                assert np.array_equal(obs[i], st.observation())
+                assert reward[i] == 0.0
+
+
+def test_threads_give_identical_results():
+    runs = []
+    for threads in (1, 2):
+        env = ua.VecEnv("attack-2010", 4, num_envs=100, seed=7, threads=threads)
+        obs, mask, _ = env.reset()
+        rng = np.random.default_rng(5)
+        snaps = []
+        for t in range(150):
+            if t % 2:
+                out = env.step_random()
+            else:
+                out = env.step(random_actions(rng, mask))
+            obs, mask = out[0], out[1]
+            snaps.append((obs.copy(), mask.copy(), env.rewards.copy(), env.winner.copy()))
+        assert env.threads == threads
+        runs.append(snaps)
+    for a, b in zip(*runs):
+        for x, y in zip(a, b):
+            assert np.array_equal(x, y)
+
+
+def test_illegal_or_malformed_actions():
+    env = ua.VecEnv("attack-2010", 4, num_envs=4, seed=1)
+    obs, mask, seat = env.reset()
+    before = obs.copy()
+    bad = np.argmax(mask, axis=1)
+    bad[2] = int(np.flatnonzero(mask[2] == 0)[0])
+    with pytest.raises(ValueError, match="game 2"):
+        env.step(bad)
+    assert np.array_equal(obs, before)  # nothing applied
+    with pytest.raises(ValueError, match="actions for 4 games"):
+        env.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="out of range"):
+        env.step(np.array([0, 0, 0, 200]))
+    with pytest.raises(ValueError, match="out of range"):
+        env.step(np.array([-1, 0, 0, 0]))
+    # any integer dtype or a list works
+    good = np.argmax(mask, axis=1)
+    env.step(good.astype(np.int32))
+    _, mask, _ = env.reset()
+    env.step([int(a) for a in np.argmax(mask, axis=1)])
+
+
+def test_auto_reset_and_match_episodes():
+    env = ua.VecEnv("classic", 2, num_envs=16, seed=4, episode="match", reward="points")
+    env.reset()
+    round_ends = 0
+    total = np.zeros(16)
+    for _ in range(2000):
+        _, _, _, reward, term, trunc = env.step_random()
+        total += env.rewards[:, :2].sum(axis=1)
+        round_ends += int((env.rewards[:, :2] != 0).any(axis=1).sum())
+    assert np.allclose(total, 0.0, atol=1e-3)  # zero-sum points at every round's end
+    assert round_ends > 0
+    env = ua.VecEnv("classic", 2, num_envs=16, seed=4, episode="round")
+    env.reset()
+    finished = 0
+    for _ in range(1000):
+        _, _, _, reward, term, trunc = env.step_random()
+        done = (term | trunc).astype(bool)
+        finished += int(done.sum())
+        assert (env.winner[term.astype(bool)] >= 0).all()
+        assert (env.episode_len[done] > 0).all()
+        assert (env.state(int(np.argmax(done))).decisions == 0) or not done.any()
+    assert finished > 0
+
+
+def test_step_random_without_obs():
+    env = ua.VecEnv("attack-2010", 4, num_envs=16, seed=4)
+    env.reset()
+    for _ in range(100):
+        env.step_random(write_obs=False)
+    assert env.episode_len.max() > 0

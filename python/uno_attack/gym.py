@@ -1,0 +1,191 @@
+"""Single-agent Gymnasium env ``UnoAttack-v0``.
+
+The learner sits in one seat; every other seat is played by a built-in agent
+(:class:`uno_attack.Agent`: ``random``, ``random-play``, ``first-legal``,
+``greedy``, ``heuristic`` …), seeded from the env's generator. Observations are
+the learner's float32 vector (``OBS_SIZE``); the legal-action mask is in
+``info["action_mask"]`` (int8, length 98). Rewards are zero-sum and come at the
+end of a round (``reward="points"``) or episode (``reward="win"``).
+
+    import gymnasium, uno_attack
+    env = gymnasium.make("UnoAttack-v0", rules="attack-2010", players=4, opponents="random")
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Union
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from ._core import NUM_ACTIONS, OBS_SIZE, Agent, Game
+
+__all__ = ["UnoAttackEnv"]
+
+
+class UnoAttackEnv(gymnasium.Env):
+    """One learner against built-in opponents.
+
+    Args:
+        rules: preset name, TOML path or text, or a dict (see :class:`uno_attack.Game`).
+        players: table size, 2..10.
+        opponents: an agent spec for every other seat, or a list of specs (one
+            per other seat, in seat order).
+        seat: the learner's seat, or ``"random"`` to draw it at each reset.
+        episode: ``"round"`` (one hand) or ``"match"`` (rounds until the match is decided).
+        reward: ``"win"`` (+1 for a win, -1/(N-1) for a loss) or ``"points"``
+            (points won or held / 100 at each round's end).
+        illegal_action: ``"lose"`` (the episode ends with reward -1 and
+            ``info["illegal_action"]`` holds the reason) or ``"raise"`` (ValueError).
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def __init__(
+        self,
+        rules: Union[str, dict] = "attack-2010",
+        players: int = 4,
+        opponents: Union[str, Sequence[str]] = "random",
+        seat: Union[int, str] = 0,
+        episode: str = "round",
+        reward: str = "win",
+        illegal_action: str = "lose",
+        render_mode: Optional[str] = None,
+    ) -> None:
+        self.game = Game(rules, players)
+        n = self.game.num_players
+        if isinstance(opponents, str):
+            self._specs = [opponents] * (n - 1)
+        else:
+            self._specs = list(opponents)
+            if len(self._specs) != n - 1:
+                raise ValueError(f"{len(self._specs)} opponent specs for {n - 1} other seats")
+        for spec in self._specs:
+            Agent(spec)  # validate now: a bad spec raises ValueError
+        if seat != "random" and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
+            raise ValueError(f"seat must be 0..{n - 1} or 'random', not {seat!r}")
+        if episode not in ("round", "match"):
+            raise ValueError(f'episode must be "round" or "match", not {episode!r}')
+        if reward not in ("win", "points"):
+            raise ValueError(f'reward must be "win" or "points", not {reward!r}')
+        if illegal_action not in ("lose", "raise"):
+            raise ValueError(f'illegal_action must be "lose" or "raise", not {illegal_action!r}')
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None")
+        self._seat_arg = seat
+        self.episode = episode
+        self.reward_mode = reward
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        self.observation_space = spaces.Box(-1.0, np.inf, shape=(OBS_SIZE,), dtype=np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.state = None
+        self.seat = 0 if seat == "random" else int(seat)
+        self._agents: dict = {}
+        self._done = True
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _seed63(self) -> int:
+        return int(self.np_random.integers(0, 2**63 - 1))
+
+    def _mask(self) -> np.ndarray:
+        if self.state.current_player == self.seat:
+            return self.state.legal_mask().astype(np.int8)
+        return np.zeros(NUM_ACTIONS, dtype=np.int8)
+
+    def _info(self) -> dict:
+        return {
+            "action_mask": self._mask(),
+            "seat": self.seat,
+            "phase": self.state.phase,
+        }
+
+    def _advance(self):
+        """Plays the opponents until the learner is to act or the episode ends.
+
+        Returns ``(reward, terminated, truncated)`` for the learner.
+        """
+        st = self.state
+        total = 0.0
+        while True:
+            if st.is_round_over():
+                if self.reward_mode == "points":
+                    total += st.rewards("points")[self.seat]
+                if self.episode == "round":
+                    if self.reward_mode == "win":
+                        total += st.rewards("win")[self.seat]
+                    trunc = st.is_truncated()
+                    return total, not trunc, trunc
+                if st.is_match_over():
+                    if self.reward_mode == "win":
+                        total += st.rewards("win", match_end=True)[self.seat]
+                    trunc = st.is_truncated()
+                    return total, not trunc, trunc
+                st.next_round()
+                continue
+            cur = st.current_player
+            if cur == self.seat:
+                return total, False, False
+            st.apply(self._agents[cur].act(st))
+
+    # -- Gymnasium API -----------------------------------------------------------------
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        """Deals a new episode; returns ``(observation, info)``."""
+        super().reset(seed=seed)
+        n = self.game.num_players
+        while True:
+            if self._seat_arg == "random":
+                self.seat = int(self.np_random.integers(0, n))
+            others = [p for p in range(n) if p != self.seat]
+            self._agents = {p: Agent(spec, self._seed63()) for p, spec in zip(others, self._specs)}
+            self.state = self.game.new_state(self._seed63())
+            _, terminated, truncated = self._advance()
+            if not (terminated or truncated):
+                break  # the opponents finished the round before the learner's first turn: redeal
+        self._done = False
+        if self.render_mode == "human":
+            self.render()
+        return self.state.observation(self.seat), self._info()
+
+    def step(self, action: Any):
+        """Applies the learner's action, then the opponents' until it is the
+        learner's turn again; returns ``(obs, reward, terminated, truncated, info)``."""
+        if self._done:
+            raise RuntimeError("the episode is over: call reset()")
+        a = int(action)
+        mask = self.state.legal_mask()
+        if not (0 <= a < NUM_ACTIONS) or not mask[a]:
+            if self.illegal_action == "raise":
+                self.state.apply(a)  # raises ValueError with the engine's reason
+            try:
+                self.state.clone().apply(a)
+                reason = "illegal action"
+            except ValueError as e:
+                reason = str(e)
+            self._done = True
+            info = self._info()
+            info["illegal_action"] = reason
+            return self.state.observation(self.seat), -1.0, True, False, info
+        self.state.apply(a)
+        reward, terminated, truncated = self._advance()
+        self._done = terminated or truncated
+        if self.render_mode == "human":
+            self.render()
+        return self.state.observation(self.seat), float(reward), terminated, truncated, self._info()
+
+    def render(self):
+        """Text picture of the position (``ansi`` returns it, ``human`` prints it)."""
+        if self.state is None:
+            return None
+        text = self.state.render()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""

@@ -1,0 +1,171 @@
+"""PettingZoo AEC env: every seat is an agent (``player_0`` … ``player_{N-1}``).
+
+    from uno_attack.pettingzoo import env
+    e = env(rules="attack-2010", players=4)
+    e.reset(seed=0)
+    for agent in e.agent_iter():
+        obs, reward, terminated, truncated, info = e.last()
+        action = None if terminated or truncated else int(np.flatnonzero(obs["action_mask"])[0])
+        e.step(action)
+
+Observations are dicts ``{"observation": float32[OBS_SIZE], "action_mask":
+int8[98]}`` (the mask is all zeros for an agent not to act). Rewards are zero-sum
+and come at the end: of the round (``episode="round"``), or of each round
+(``reward="points"``) and of the match (``reward="win"``) with ``episode="match"``.
+``env()`` adds PettingZoo's standard wrappers (an illegal move ends the game with
+reward -1 for the offender); ``raw_env`` raises ValueError on an illegal move.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Union
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ._core import NUM_ACTIONS, OBS_SIZE, Game
+
+__all__ = ["env", "raw_env"]
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The AEC env with PettingZoo's standard wrappers (see :class:`raw_env` for arguments)."""
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv):
+    """UNO Attack! for PettingZoo.
+
+    Args:
+        rules: preset name, TOML path or text, or a dict (see :class:`uno_attack.Game`).
+        players: table size, 2..10.
+        episode: ``"round"`` or ``"match"``.
+        reward: ``"win"`` or ``"points"``.
+        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+    """
+
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "uno_attack_v0",
+        "is_parallelizable": False,
+        "render_fps": 4,
+    }
+
+    def __init__(
+        self,
+        rules: Union[str, dict] = "attack-2010",
+        players: int = 4,
+        episode: str = "round",
+        reward: str = "win",
+        render_mode: Optional[str] = None,
+    ) -> None:
+        super().__init__()
+        self.game = Game(rules, players)
+        if episode not in ("round", "match"):
+            raise ValueError(f'episode must be "round" or "match", not {episode!r}')
+        if reward not in ("win", "points"):
+            raise ValueError(f'reward must be "win" or "points", not {reward!r}')
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None")
+        self.episode = episode
+        self.reward_mode = reward
+        self.render_mode = render_mode
+        n = self.game.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(-1.0, np.inf, shape=(OBS_SIZE,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self._rng = np.random.default_rng()
+        self.state = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The observation space of an agent (the same for all)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """The action space of an agent (the same for all)."""
+        return self.action_spaces[agent]
+
+    def observe(self, agent: str) -> dict:
+        """``{"observation", "action_mask"}`` for ``agent``."""
+        seat = self.agent_name_mapping[agent]
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if self.state.current_player == seat:
+            mask[:] = self.state.legal_mask()
+        return {"observation": self.state.observation(seat), "action_mask": mask}
+
+    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
+        """Deals a new episode (``seed`` makes it reproducible)."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self.state = self.game.new_state(int(self._rng.integers(0, 2**63 - 1)))
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.state.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def step(self, action: Any) -> None:
+        """Applies ``action`` for ``agent_selection``."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        st = self.state
+        st.apply(int(action))
+        self.rewards = {a: 0.0 for a in self.agents}
+        while st.is_round_over():
+            if self.reward_mode == "points":
+                self._add_rewards(st.rewards("points"))
+            if self.episode == "round" or st.is_match_over():
+                if self.reward_mode == "win":
+                    self._add_rewards(st.rewards("win", match_end=self.episode == "match"))
+                trunc = st.is_truncated()
+                for a in self.agents:
+                    self.terminations[a] = not trunc
+                    self.truncations[a] = trunc
+                break
+            st.next_round()
+        if not st.is_round_over():
+            self.agent_selection = self.possible_agents[st.current_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _add_rewards(self, per_seat) -> None:
+        for a in self.agents:
+            self.rewards[a] += float(per_seat[self.agent_name_mapping[a]])
+
+    def render(self):
+        """Text picture of the position (``ansi`` returns it, ``human`` prints it)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        if self.state is None:
+            return None
+        text = self.state.render()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
