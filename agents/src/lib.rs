@@ -24,8 +24,7 @@ pub mod view;
 pub use agent::Agent;
 pub use arena::{
     AgentResult, ArenaConfig, ArenaReport, LeagueConfig, LeagueEntry, LeagueReport, Progress,
-    WinDiff, run_arena,
-    run_league, seat_assignment,
+    WinDiff, run_arena, run_league, seat_assignment,
 };
 pub use error::AgentError;
 pub use heuristic::{Heuristic, HeuristicParams};
