@@ -644,7 +644,10 @@ impl Trainer {
         let mut scalars: Vec<(String, f64)> = s
             .scalars()
             .into_iter()
-            .map(|(k, v)| (format!("train/{k}"), v))
+            .map(|(k, v)| {
+                let tag = if k.contains('/') { k.to_string() } else { format!("train/{k}") };
+                (tag, v)
+            })
             .collect();
         scalars.push(("perf/rollout_seconds".into(), rollout_secs));
         scalars.push(("perf/steps_per_sec".into(), rate));

@@ -62,6 +62,15 @@ pub fn run(a: Args) -> CmdResult {
     if a.games == 0 {
         return Err("--games must be at least 1".into());
     }
+    // A checkpoint must have been trained for these rules (and this observation layout).
+    let game = uno_env::Game::new(rules.clone(), a.players).map_err(|e| e.to_string())?;
+    for spec in &specs {
+        if let uno_agents::AgentSpec::Checkpoint(dir) = spec {
+            if let Some(note) = uno_agents::neural::check_compatible(dir, &game).map_err(|e| e.to_string())? {
+                eprintln!("{note}");
+            }
+        }
+    }
     if a.league {
         let pairs = (specs.len() * specs.len().saturating_sub(1) / 2) as u64;
         let pb = progress_bar(a.games * pairs, a.json);
