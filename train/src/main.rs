@@ -28,6 +28,10 @@ enum Command {
     Arena(commands::arena::Args),
     /// Train a policy by self-play PPO.
     Train(commands::train::Args),
+    /// Play against the bot in the terminal (full screen, or --plain).
+    Play(commands::play::Args),
+    /// Step through a game transcript written by `play --transcript`.
+    Replay(commands::play::ReplayArgs),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +41,8 @@ fn main() -> ExitCode {
         Command::Bench(a) => commands::bench::run(a),
         Command::Arena(a) => commands::arena::run(a),
         Command::Train(a) => commands::train::run(a),
+        Command::Play(a) => commands::play::run(a),
+        Command::Replay(a) => commands::play::run_replay(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,6 +2,7 @@
 
 pub mod arena;
 pub mod bench;
+pub mod play;
 pub mod simulate;
 pub mod train;
 

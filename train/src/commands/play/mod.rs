@@ -1,0 +1,121 @@
+//! `uno-attack play` (you against the bot, full-screen or `--plain`) and
+//! `uno-attack replay` (step through a transcript).
+//!
+//! The game core ([`session`]) is shared by both front ends: the terminal UI
+//! ([`tui`], drawn by [`render`], keys mapped by [`input`]) and the
+//! line-based mode ([`plain`]). Bots are resolved in [`bots`]; every step is
+//! narrated from the engine's events ([`narrate`]) and recorded in a
+//! [`transcript`] that [`replay`] steps through.
+
+pub mod bots;
+pub mod cards;
+pub mod input;
+pub mod narrate;
+pub mod plain;
+pub mod render;
+pub mod replay;
+pub mod session;
+pub mod transcript;
+pub mod tui;
+
+use super::CmdResult;
+use std::path::PathBuf;
+
+/// Flags of `play`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Preset (attack-1999, attack-2010, attack-modern, flash, classic) or TOML path.
+    #[arg(long, default_value = "attack-2010")]
+    pub rules: String,
+    /// Players at the table (2..=10): you and N-1 bots.
+    #[arg(long, default_value_t = 4)]
+    pub players: usize,
+    /// Agent spec for the bots (default: the shipped checkpoint for these rules
+    /// and table size under checkpoints/<rules>-<N>p/, else `heuristic`).
+    #[arg(long)]
+    pub bot: Option<String>,
+    /// Seed of the match (deal, launcher, bots).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Your seat (0..N-1).
+    #[arg(long, default_value_t = 0)]
+    pub seat: usize,
+    /// Milliseconds a bot "thinks" before it acts.
+    #[arg(long, default_value_t = 600)]
+    pub think_ms: u64,
+    /// Seconds per turn for you (F-3 timer; a time-out draws `timeout_draw`).
+    /// Default: 10 with Flash's unit in the full-screen UI, off otherwise; 0 = off.
+    #[arg(long)]
+    pub timer_secs: Option<f64>,
+    /// Milliseconds you have to call UNO once on one card (explicit UNO); 0 = no limit.
+    #[arg(long, default_value_t = 3000)]
+    pub uno_window_ms: u64,
+    /// Milliseconds of launcher suspense when you press.
+    #[arg(long, default_value_t = 700)]
+    pub anim_ms: u64,
+    /// Stop after this many rounds (0 = play the match to the end).
+    #[arg(long, default_value_t = 0)]
+    pub rounds: usize,
+    /// Symbols and letters for colours, not only colour.
+    #[arg(long, alias = "color-blind")]
+    pub colour_blind: bool,
+    /// Line-based mode for screen readers and scripts (reads commands from stdin).
+    #[arg(long)]
+    pub plain: bool,
+    /// Write the game as JSON to this file (for `uno-attack replay`).
+    #[arg(long)]
+    pub transcript: Option<PathBuf>,
+}
+
+/// Flags of `replay`.
+#[derive(clap::Args)]
+pub struct ReplayArgs {
+    /// A transcript written by `uno-attack play --transcript`.
+    pub file: PathBuf,
+    /// Print every step as text instead of the full-screen viewer.
+    #[arg(long)]
+    pub plain: bool,
+    /// Symbols and letters for colours, not only colour.
+    #[arg(long, alias = "color-blind")]
+    pub colour_blind: bool,
+}
+
+/// Runs `play`.
+pub fn run(a: Args) -> CmdResult {
+    crate::commands::register_neural();
+    let game = crate::commands::load_game(&a.rules, a.players)?;
+    if a.seat >= a.players {
+        return Err(format!(
+            "--seat {} is not a seat at a table of {} (0..{})",
+            a.seat,
+            a.players,
+            a.players - 1
+        ));
+    }
+    if let Some(t) = a.timer_secs
+        && !(t.is_finite() && t >= 0.0)
+    {
+        return Err(format!(
+            "--timer-secs must be a non-negative number, got {t}"
+        ));
+    }
+    let choice = bots::resolve(a.bot.as_deref(), &game, &a.rules)?;
+    let session = session::Session::new(game, &a, &choice)?;
+    if a.plain {
+        plain::run(session, &a)
+    } else {
+        tui::run(session, &a)
+    }
+}
+
+/// Runs `replay`.
+pub fn run_replay(a: ReplayArgs) -> CmdResult {
+    let t = transcript::Transcript::load(&a.file)?;
+    let r = replay::Replay::build(t)?;
+    if a.plain {
+        replay::print_plain(&r);
+        Ok(())
+    } else {
+        replay::run_tui(r, a.colour_blind)
+    }
+}

@@ -1,0 +1,304 @@
+//! `--plain`: a line-based game for screen readers and scripts. The state is
+//! printed as short text lines with a numbered menu of the legal actions;
+//! one command is read per line from stdin (a menu number, an action name
+//! such as `play:R5`, `R5`, `draw`, `colour:red`, `target:+1`, or `help`,
+//! `look`, `quit`). Bad input prints a message and the prompt again; end of
+//! input quits cleanly.
+
+use super::cards::{cards, colour_long, face_long, sort_key};
+use super::session::Session;
+use super::{Args, CmdResult};
+use std::io::{BufRead, Write};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::Duration;
+use uno_env::{Action, Face, NUM_FACES, Phase, action_name};
+
+/// The legal actions in menu order: playable cards (hand order), then the rest by id.
+pub fn menu(s: &Session) -> Vec<usize> {
+    let mask = s.legal();
+    let mut cards_: Vec<usize> = (0..NUM_FACES).filter(|&i| mask >> i & 1 == 1).collect();
+    cards_.sort_by_key(|&i| sort_key(Face(i as u8)));
+    let rest = (NUM_FACES..uno_env::NUM_ACTIONS).filter(|&i| mask >> i & 1 == 1);
+    cards_.into_iter().chain(rest).collect()
+}
+
+/// A menu entry: the action's name and what it means.
+pub fn describe(s: &Session, a: usize) -> String {
+    let name = action_name(a);
+    let what = match Action::from_id(a) {
+        Some(Action::Play(f)) => face_long(f),
+        Some(Action::Draw) => {
+            if s.uses_pile() {
+                "draw a card".into()
+            } else if s.state.phase() == Phase::Stack {
+                format!(
+                    "press the launcher {}",
+                    super::cards::times(s.state.pending_hits())
+                )
+            } else {
+                "press the launcher".into()
+            }
+        }
+        Some(Action::Pass) => "pass".into(),
+        Some(Action::Colour(c)) => colour_long(c).into(),
+        Some(Action::Target(o)) => {
+            let seat = (s.human + o as usize) % s.state.num_players();
+            format!("{} ({})", s.names.cap(seat), cards(s.state.hand_len(seat)))
+        }
+        Some(Action::Challenge) => "challenge the Wild Draw Four".into(),
+        Some(Action::Accept) => "accept it".into(),
+        Some(Action::CallUno) => "call UNO".into(),
+        Some(Action::NoUno) => "do not call UNO".into(),
+        None => String::new(),
+    };
+    format!("{name}  ({what})")
+}
+
+/// The table as text lines (for `--plain` and screen readers).
+pub fn table_lines(s: &Session) -> Vec<String> {
+    let st = &s.state;
+    let g = &s.game;
+    let mut out = Vec::new();
+    let top = face_long(st.top_face(g));
+    let colour = st
+        .active_colour()
+        .map_or("none yet".into(), |c| colour_long(c).to_lowercase());
+    let dir = if g.random_unit() {
+        "the unit picks who plays".to_string()
+    } else if st.direction() > 0 {
+        "left (seat +1)".to_string()
+    } else {
+        "right (seat -1)".to_string()
+    };
+    out.push(format!(
+        "Top card: {top}; active colour {colour}; direction: {dir}."
+    ));
+    if g.uses_pile() {
+        out.push(format!("Draw pile: {}.", cards(st.pile_len())));
+    } else {
+        out.push(format!(
+            "Launcher: {} left; {} since it last fired; last press fired {}.",
+            cards(st.pile_len()),
+            match st.misses() {
+                1 => "1 press".to_string(),
+                m => format!("{m} presses"),
+            },
+            st.last_fired()
+        ));
+    }
+    if st.pending_hits() > 0 {
+        out.push(format!(
+            "Pending Mega Hit stack: {} presses.",
+            st.pending_hits()
+        ));
+    }
+    for p in 0..st.num_players() {
+        if p == s.human {
+            continue;
+        }
+        let uno = if st.uno_called(p) { ", UNO!" } else { "" };
+        let out_ = if st.is_active(p) { "" } else { ", eliminated" };
+        let turn = if st.current_player() == Some(p) {
+            ", to play"
+        } else {
+            ""
+        };
+        out.push(format!(
+            "{}: {}{uno}, score {}{out_}{turn}.",
+            s.names.cap(p),
+            cards(st.hand_len(p)),
+            st.scores()[p]
+        ));
+    }
+    let mask = s.legal();
+    let mine = s.human_to_act();
+    let hand: Vec<String> = super::cards::sorted_hand(st.hand_faces(g, s.human))
+        .into_iter()
+        .map(|f| {
+            let mark = if mine && mask >> f.index() & 1 == 1 {
+                "*"
+            } else {
+                ""
+            };
+            format!("{}{mark}", f.name())
+        })
+        .collect();
+    out.push(format!(
+        "Your hand ({}), score {}: {}{}",
+        st.hand_len(s.human),
+        st.scores()[s.human],
+        hand.join(" "),
+        if mine { "  (* = playable)" } else { "" }
+    ));
+    out
+}
+
+const HELP: &str = "Commands: a menu number; an action name (play:R5 or R5, draw, pass, \
+colour:red, target:+1, challenge, accept, uno, no-uno); look (the table again); help; quit.";
+
+/// What the reader thread sends: a line, or the end of input.
+fn reader() -> Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let stdin = std::io::stdin();
+        for line in stdin.lock().lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// A line read, a time-out, or the end of input.
+enum Input {
+    Line(String),
+    Timeout,
+    Eof,
+}
+
+fn read(rx: &Receiver<String>, limit: Option<Duration>) -> Input {
+    let _ = std::io::stdout().flush();
+    match limit {
+        Some(d) => match rx.recv_timeout(d) {
+            Ok(l) => Input::Line(l),
+            Err(RecvTimeoutError::Timeout) => Input::Timeout,
+            Err(RecvTimeoutError::Disconnected) => Input::Eof,
+        },
+        None => match rx.recv() {
+            Ok(l) => Input::Line(l),
+            Err(_) => Input::Eof,
+        },
+    }
+}
+
+/// Runs the line-based game.
+pub fn run(mut s: Session, a: &Args) -> CmdResult {
+    let rx = reader();
+    // In plain mode the timer runs only when asked for explicitly.
+    let timer = a
+        .timer_secs
+        .filter(|t| *t > 0.0)
+        .map(Duration::from_secs_f64);
+    let think = Duration::from_millis(a.think_ms);
+    let mut shown = 0usize;
+    println!("UNO Attack! plain mode. Type help for the commands.");
+    let mut need_table = true;
+    loop {
+        for line in &s.log[shown..] {
+            println!("{line}");
+        }
+        shown = s.log.len();
+        if s.state.is_round_over() {
+            let scores: Vec<String> = (0..s.state.num_players())
+                .map(|p| format!("{} {}", s.names.cap(p), s.state.scores()[p]))
+                .collect();
+            println!("Scores: {}.", scores.join(", "));
+            if !s.can_continue() {
+                println!("{}", s.prompt());
+                break;
+            }
+            println!("Round over. Press Enter for the next round, or type quit.");
+            print!("> ");
+            match read(&rx, None) {
+                Input::Eof => break,
+                Input::Line(l) => match l.trim().to_ascii_lowercase().as_str() {
+                    "" | "next" | "n" => {
+                        s.next_round()?;
+                        need_table = true;
+                    }
+                    "q" | "quit" | "exit" => break,
+                    other => println!(
+                        "Not understood: `{other}`. Press Enter for the next round, or type quit."
+                    ),
+                },
+                Input::Timeout => {}
+            }
+            continue;
+        }
+        if s.bot_to_act() {
+            if !think.is_zero() {
+                std::thread::sleep(think);
+            }
+            if s.bot_step().is_none() {
+                return Err("a bot made no legal move".into());
+            }
+            need_table = true;
+            continue;
+        }
+        // The human's decision.
+        let items = menu(&s);
+        if need_table {
+            println!(
+                "-- Round {}, move {}. {}",
+                s.state.round(),
+                s.state.decisions(),
+                s.prompt()
+            );
+            for l in table_lines(&s) {
+                println!("{l}");
+            }
+            println!("Choose:");
+            for (i, &act) in items.iter().enumerate() {
+                println!("  {} {}", i + 1, describe(&s, act));
+            }
+            need_table = false;
+        }
+        print!("> ");
+        let limit = timer.filter(|_| s.state.phase() == Phase::Play);
+        let line = match read(&rx, limit) {
+            Input::Eof => {
+                println!();
+                println!("End of input: quitting.");
+                break;
+            }
+            Input::Timeout => {
+                s.timeout()?;
+                need_table = true;
+                continue;
+            }
+            Input::Line(l) => l,
+        };
+        let cmd = line.trim().to_ascii_lowercase();
+        match cmd.as_str() {
+            "" => println!("Type a menu number or an action name (help lists the commands)."),
+            "q" | "quit" | "exit" => break,
+            "help" | "?" | "h" => println!("{HELP}"),
+            "look" | "l" | "state" => need_table = true,
+            _ => {
+                let action = if let Ok(k) = cmd.parse::<usize>() {
+                    match items.get(k.wrapping_sub(1)) {
+                        Some(&act) => Some(act),
+                        None => {
+                            println!("No item {k} in the menu (1..{}).", items.len());
+                            None
+                        }
+                    }
+                } else {
+                    match Action::parse(&cmd) {
+                        Some(act) => Some(act.id()),
+                        None => {
+                            println!("Not understood: `{cmd}`. Type help for the commands.");
+                            None
+                        }
+                    }
+                };
+                if let Some(act) = action {
+                    match s.act(act) {
+                        Ok(()) => need_table = true,
+                        Err(e) => println!("Refused: {e}"),
+                    }
+                }
+            }
+        }
+    }
+    for line in &s.log[shown..] {
+        println!("{line}");
+    }
+    s.save()?;
+    if let Some(p) = &s.transcript_path {
+        println!("Transcript written to {}.", p.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,209 @@
+//! `uno-attack replay FILE`: rebuilds the game from a transcript (rules +
+//! seed + steps, checking that every step replays to the recorded events)
+//! and steps through it — full screen (Enter/→ next, ← back, q quit) or as
+//! text with `--plain`.
+
+use super::CmdResult;
+use super::narrate::{Names, narrate};
+use super::render::{self, Overlay, View};
+use super::session::{prompt, round_intro};
+use super::transcript::Transcript;
+use crossterm::event::{self, Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
+use std::time::Duration;
+use uno_env::{EventLog, Game, Rules, State};
+
+/// A transcript rebuilt into positions.
+pub struct Replay {
+    /// The transcript.
+    pub t: Transcript,
+    /// The compiled game.
+    pub game: Game,
+    /// Seat names.
+    pub names: Names,
+    /// The position before any step, then after each step, with the log length then.
+    pub frames: Vec<(State, usize)>,
+    /// Every log line.
+    pub log: Vec<String>,
+}
+
+impl Replay {
+    /// Replays every step on the engine; a step that does not reproduce its
+    /// recorded events is an error.
+    pub fn build(t: Transcript) -> Result<Replay, String> {
+        let rules = Rules::from_toml_str(&t.rules_toml).map_err(|e| e.to_string())?;
+        let game = Game::new(rules, t.players).map_err(|e| e.to_string())?;
+        if t.human_seat >= t.players {
+            return Err(format!("human seat {} is not at the table", t.human_seat));
+        }
+        let names = Names {
+            names: t.names.clone(),
+            human: t.human_seat,
+        };
+        let mut s = game.new_state(t.seed);
+        let mut log = vec![
+            format!(
+                "{} · {} players · seed {} · bot {}",
+                game.rules().name,
+                t.players,
+                t.seed,
+                t.bot
+            ),
+            round_intro(&game, &s, &names),
+        ];
+        let mut frames = vec![(s.clone(), log.len())];
+        for (i, step) in t.steps.iter().enumerate() {
+            let mut ev = EventLog::default();
+            let res = match step.kind.as_str() {
+                "action" => {
+                    let a = step.action.ok_or_else(|| {
+                        format!("step {}: an action step without an action", i + 1)
+                    })?;
+                    if s.current_player() != step.seat {
+                        return Err(format!(
+                            "step {}: seat {:?} acts but seat {:?} is to move",
+                            i + 1,
+                            step.seat,
+                            s.current_player()
+                        ));
+                    }
+                    game.apply_with(&mut s, a, &mut ev)
+                }
+                "timeout" => game.timeout(&mut s, &mut ev),
+                "next-round" => game.next_round_with(&mut s, &mut ev),
+                k => return Err(format!("step {}: unknown step kind `{k}`", i + 1)),
+            };
+            res.map_err(|e| format!("step {} ({}): {e}", i + 1, step.name))?;
+            let got: Vec<serde_json::Value> =
+                ev.0.iter()
+                    .filter_map(|e| serde_json::to_value(e).ok())
+                    .collect();
+            if got != step.events {
+                return Err(format!(
+                    "step {} ({}) does not replay to the recorded events: the transcript and this engine disagree",
+                    i + 1,
+                    step.name
+                ));
+            }
+            if step.kind == "next-round" {
+                log.push(String::new());
+                log.push(round_intro(&game, &s, &names));
+                log.extend(
+                    narrate(&ev.0, &names, game.uses_pile())
+                        .into_iter()
+                        .filter(|l| !l.starts_with("Start card")),
+                );
+            } else {
+                log.extend(narrate(&ev.0, &names, game.uses_pile()));
+            }
+            if let Some(ms) = step.slap_ms {
+                log.push(format!("(your SLAP reaction: {ms} ms)"));
+            }
+            frames.push((s.clone(), log.len()));
+        }
+        Ok(Replay {
+            t,
+            game,
+            names,
+            frames,
+            log,
+        })
+    }
+
+    /// What step `i` (1-based; 0 = the deal) was, in words.
+    pub fn step_title(&self, i: usize) -> String {
+        if i == 0 {
+            return "the deal".into();
+        }
+        let st = &self.t.steps[i - 1];
+        match st.seat {
+            Some(p) => format!("{} · {}", self.names.cap(p), st.name),
+            None => st.name.clone(),
+        }
+    }
+}
+
+/// Prints the whole game as text.
+pub fn print_plain(r: &Replay) {
+    let mut shown = 0;
+    for (i, (s, upto)) in r.frames.iter().enumerate() {
+        if i > 0 {
+            println!("[step {}/{}] {}", i, r.frames.len() - 1, r.step_title(i));
+        }
+        for l in &r.log[shown..*upto] {
+            println!("  {l}");
+        }
+        shown = *upto;
+        if i + 1 == r.frames.len() {
+            let scores: Vec<String> = (0..s.num_players())
+                .map(|p| format!("{} {}", r.names.cap(p), s.scores()[p]))
+                .collect();
+            println!(
+                "End: {}. Scores: {}.",
+                prompt(&r.game, s, r.t.human_seat, &r.names),
+                scores.join(", ")
+            );
+        }
+    }
+}
+
+/// The full-screen replay viewer.
+pub fn run_tui(r: Replay, colour_blind: bool) -> CmdResult {
+    let mut i = 0usize;
+    let last = r.frames.len() - 1;
+    let mut terminal = ratatui::try_init().map_err(|e| format!("cannot open the terminal: {e}"))?;
+    let res = (|| -> Result<(), String> {
+        loop {
+            let (s, upto) = &r.frames[i];
+            let view = View {
+                game: &r.game,
+                state: s,
+                names: &r.names,
+                human: r.t.human_seat,
+                log: &r.log[..*upto],
+                log_scroll: 0,
+                title: format!(
+                    "Replay — {} · {} players · seed {} · step {i}/{last}: {}",
+                    r.game.rules().name,
+                    r.t.players,
+                    r.t.seed,
+                    r.step_title(i)
+                ),
+                cursor: None,
+                legal: 0,
+                message: None,
+                status: prompt(&r.game, s, r.t.human_seat, &r.names),
+                launcher_anim: None,
+                colour_blind,
+                reveal: true,
+                overlay: Overlay::None,
+                keys: "Enter/→ next · ← back · Home/End first/last · q quit".into(),
+            };
+            terminal
+                .draw(|f| render::draw(f, &view))
+                .map_err(|e| e.to_string())?;
+            if !event::poll(Duration::from_millis(200)).map_err(|e| e.to_string())? {
+                continue;
+            }
+            let TermEvent::Key(k) = event::read().map_err(|e| e.to_string())? else {
+                continue;
+            };
+            if k.kind == KeyEventKind::Release {
+                continue;
+            }
+            match k.code {
+                KeyCode::Char('q') | KeyCode::Esc => break,
+                KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => break,
+                KeyCode::Enter | KeyCode::Right | KeyCode::Char('l') | KeyCode::Char(' ') => {
+                    i = (i + 1).min(last)
+                }
+                KeyCode::Left | KeyCode::Char('h') | KeyCode::Backspace => i = i.saturating_sub(1),
+                KeyCode::Home => i = 0,
+                KeyCode::End => i = last,
+                _ => {}
+            }
+        }
+        Ok(())
+    })();
+    ratatui::restore();
+    res
+}

@@ -1,0 +1,562 @@
+//! The full-screen game: the app state, the event loop (keys, bot think
+//! delays, Flash's real-time timer, the UNO window, the SLAP race and the
+//! launcher's suspense) and what each key does in each phase.
+
+use super::cards::{face_long, sorted_hand};
+use super::input::{Intent, intent};
+use super::render::{self, Overlay, View};
+use super::session::Session;
+use super::{Args, CmdResult};
+use crossterm::event::{self, Event as TermEvent, KeyEventKind};
+use std::time::{Duration, Instant};
+use uno_env::action::{ACCEPT, CALL_UNO, CHALLENGE, COLOUR, DRAW, NO_UNO, PASS};
+use uno_env::{Event, Face, Phase};
+
+/// How long the SLAP race waits for your key.
+const SLAP_WINDOW: Duration = Duration::from_millis(2000);
+
+/// The interactive game's state around the session.
+pub struct App {
+    /// The game.
+    pub s: Session,
+    /// Selected card (index into the sorted hand).
+    pub cursor: usize,
+    /// Selected choice in a picker.
+    pub picker: usize,
+    /// The last message (text, true for a refusal).
+    pub message: Option<(String, bool)>,
+    /// The help overlay is open.
+    pub help: bool,
+    /// Symbols as well as colours.
+    pub colour_blind: bool,
+    /// Log lines scrolled back from the bottom.
+    pub log_scroll: usize,
+    /// When the position last changed (bot think delay, timers).
+    pub changed_at: Instant,
+    /// Your press waiting for its suspense to end: action and start.
+    pub pending: Option<(usize, Instant)>,
+    /// Launcher suspense length.
+    pub anim: Duration,
+    /// Bot think delay.
+    pub think: Duration,
+    /// Your turn's time limit (F-3), if any.
+    pub timer: Option<Duration>,
+    /// Time to call UNO once on one card, if limited.
+    pub uno_window: Option<Duration>,
+    /// `u` was pressed before the card landed: call UNO automatically.
+    pub uno_armed: bool,
+    /// A SLAP race in progress: the engine's loser and the start.
+    pub slap: Option<(usize, Instant)>,
+    /// What your last press of the launcher did.
+    pub last_press: Option<String>,
+    /// Leave the loop.
+    pub quit: bool,
+    /// (round, decisions) when the human's turn was last noticed.
+    seen: (usize, u32),
+}
+
+impl App {
+    /// A new app around a session.
+    pub fn new(s: Session, a: &Args) -> App {
+        let default_timer = if s.game.random_unit() { 10.0 } else { 0.0 };
+        let t = a.timer_secs.unwrap_or(default_timer);
+        App {
+            s,
+            cursor: 0,
+            picker: 0,
+            message: None,
+            help: false,
+            colour_blind: a.colour_blind,
+            log_scroll: 0,
+            changed_at: Instant::now(),
+            pending: None,
+            anim: Duration::from_millis(a.anim_ms),
+            think: Duration::from_millis(a.think_ms),
+            timer: (t > 0.0).then(|| Duration::from_secs_f64(t)),
+            uno_window: (a.uno_window_ms > 0).then(|| Duration::from_millis(a.uno_window_ms)),
+            uno_armed: false,
+            slap: None,
+            last_press: None,
+            quit: false,
+            seen: (usize::MAX, u32::MAX),
+        }
+    }
+
+    /// Your hand, sorted.
+    pub fn hand(&self) -> Vec<Face> {
+        sorted_hand(self.s.state.hand_faces(&self.s.game, self.s.human))
+    }
+
+    /// True when the human can act now (no animation, race or overlay pending).
+    pub fn human_ready(&self) -> bool {
+        self.s.human_to_act() && self.pending.is_none() && self.slap.is_none()
+    }
+
+    /// The choices of the current picker phase (action ids), empty outside pickers.
+    pub fn picker_items(&self) -> Vec<usize> {
+        if !self.s.human_to_act() {
+            return Vec::new();
+        }
+        let mask = self.s.legal();
+        match self.s.state.phase() {
+            Phase::ChooseColour | Phase::ChooseTarget | Phase::Challenge | Phase::UnoCall => (DRAW
+                ..uno_env::NUM_ACTIONS)
+                .filter(|&i| mask >> i & 1 == 1)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn refuse(&mut self, text: impl Into<String>) {
+        self.message = Some((text.into(), true));
+    }
+
+    fn info(&mut self, text: impl Into<String>) {
+        self.message = Some((text.into(), false));
+    }
+
+    /// Applies the human's action (with launcher suspense for a press).
+    fn human_act(&mut self, a: usize) {
+        if a == DRAW && !self.s.uses_pile() && !self.anim.is_zero() {
+            if self.s.legal() >> DRAW & 1 == 0 {
+                self.refuse("You cannot press the launcher now.");
+                return;
+            }
+            self.pending = Some((a, Instant::now()));
+            self.message = None;
+            return;
+        }
+        self.apply_human(a);
+    }
+
+    fn apply_human(&mut self, a: usize) {
+        let before = self.s.state.hand_len(self.s.human);
+        match self.s.act(a) {
+            Ok(()) => {
+                self.changed_at = Instant::now();
+                self.message = None;
+                if a == DRAW {
+                    self.describe_press(before);
+                }
+                if a != CALL_UNO && self.s.state.phase() != Phase::UnoCall {
+                    self.uno_armed = false;
+                }
+            }
+            Err(e) => self.refuse(format!("✗ {e}")),
+        }
+    }
+
+    /// Sets the launcher panel's last-press line from the last step's events.
+    fn describe_press(&mut self, before: usize) {
+        let fired: Vec<usize> = self
+            .s
+            .last_events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Pressed { seat, fired } if *seat == self.s.human => Some(*fired),
+                Event::Drew { seat, n } if *seat == self.s.human => Some(*n),
+                _ => None,
+            })
+            .collect();
+        let total: usize = fired.iter().sum();
+        let after = self.s.state.hand_len(self.s.human);
+        self.last_press = Some(if self.s.uses_pile() {
+            format!(
+                "You drew {}",
+                super::cards::cards(after.saturating_sub(before))
+            )
+        } else if total == 0 {
+            "click… nothing came out".into()
+        } else {
+            format!("BANG! {} shot out", super::cards::cards(total))
+        });
+    }
+
+    fn play_card_at(&mut self, idx: usize) {
+        let hand = self.hand();
+        let Some(&f) = hand.get(idx) else {
+            self.refuse(format!("You have no card #{}.", idx + 1));
+            return;
+        };
+        self.cursor = idx;
+        let mask = self.s.legal();
+        if mask >> f.index() & 1 == 0 {
+            let why = match self.s.act(f.index()) {
+                Err(e) => e,
+                Ok(()) => return,
+            };
+            self.refuse(format!("✗ {} cannot be played: {why}", face_long(f)));
+            return;
+        }
+        self.human_act(f.index());
+    }
+
+    fn take_choice(&mut self, idx: usize) {
+        let items = self.picker_items();
+        match items.get(idx) {
+            Some(&a) => self.human_act(a),
+            None => self.refuse(format!("No choice #{} here.", idx + 1)),
+        }
+    }
+
+    /// On a new decision of yours: select the first playable card (or the drawn one).
+    fn notice_turn(&mut self) {
+        if !self.s.human_to_act() {
+            return;
+        }
+        let key = (self.s.state.round(), self.s.state.decisions());
+        if key == self.seen {
+            return;
+        }
+        self.seen = key;
+        self.picker = 0;
+        let hand = self.hand();
+        let mask = self.s.legal();
+        self.cursor = match self.s.state.drawn_card() {
+            Some(c) => {
+                let f = self.s.game.face_of(c);
+                hand.iter().position(|h| *h == f).unwrap_or(0)
+            }
+            None => hand
+                .iter()
+                .position(|f| mask >> f.index() & 1 == 1)
+                .unwrap_or(self.cursor.min(hand.len().saturating_sub(1))),
+        };
+    }
+
+    /// What a key does now.
+    pub fn handle(&mut self, it: Intent) {
+        if it == Intent::Quit {
+            self.quit = true;
+            return;
+        }
+        self.notice_turn();
+        if self.help {
+            if matches!(it, Intent::Help | Intent::Close | Intent::Enter) {
+                self.help = false;
+            }
+            return;
+        }
+        match it {
+            Intent::Help => {
+                self.help = true;
+                return;
+            }
+            Intent::LogUp => {
+                self.log_scroll = (self.log_scroll + 5).min(self.s.log.len().saturating_sub(1));
+                return;
+            }
+            Intent::LogDown => {
+                self.log_scroll = self.log_scroll.saturating_sub(5);
+                return;
+            }
+            Intent::Close => return,
+            _ => {}
+        }
+        if let Some((loser, start)) = self.slap {
+            if it == Intent::Slap {
+                let ms = start.elapsed().as_millis() as u64;
+                self.s.note_slap(Some(ms), loser);
+                self.slap = None;
+                self.changed_at = Instant::now();
+            } else {
+                self.refuse("SLAP race: press space!");
+            }
+            return;
+        }
+        if self.pending.is_some() {
+            return;
+        }
+        if self.s.state.is_round_over() {
+            match it {
+                Intent::Enter | Intent::No => {
+                    if self.s.can_continue() {
+                        match self.s.next_round() {
+                            Ok(()) => {
+                                self.changed_at = Instant::now();
+                                self.info("A new round is dealt.");
+                            }
+                            Err(e) => self.refuse(e),
+                        }
+                    } else {
+                        self.quit = true;
+                    }
+                }
+                _ => self.refuse("The round is over: Enter for the next round, q to quit."),
+            }
+            return;
+        }
+        if !self.s.human_to_act() {
+            if it == Intent::Uno
+                && self.s.game.rules().options.uno_call == uno_env::rules::UnoCall::Explicit
+            {
+                self.uno_armed = true;
+                self.info("UNO armed: it is called as soon as you are down to one card.");
+            } else {
+                let who = self
+                    .s
+                    .state
+                    .current_player()
+                    .map_or("nobody".into(), |p| self.s.names.cap(p));
+                self.refuse(format!("Not your turn ({who} is deciding)."));
+            }
+            return;
+        }
+        let phase = self.s.state.phase();
+        let items = self.picker_items();
+        let hand_len = self.hand().len();
+        match it {
+            Intent::Left => {
+                if items.is_empty() {
+                    self.cursor = self.cursor.saturating_sub(1);
+                } else {
+                    self.picker = self.picker.saturating_sub(1);
+                }
+            }
+            Intent::Right => {
+                if items.is_empty() {
+                    self.cursor = (self.cursor + 1).min(hand_len.saturating_sub(1));
+                } else {
+                    self.picker = (self.picker + 1).min(items.len() - 1);
+                }
+            }
+            Intent::Up => self.picker = self.picker.saturating_sub(1),
+            Intent::Down => {
+                self.picker = (self.picker + 1).min(items.len().saturating_sub(1));
+            }
+            Intent::NextPlayable => {
+                let hand = self.hand();
+                let mask = self.s.legal();
+                let n = hand.len();
+                let next = (1..=n)
+                    .map(|k| (self.cursor + k) % n.max(1))
+                    .find(|&i| mask >> hand[i].index() & 1 == 1);
+                match next {
+                    Some(i) => self.cursor = i,
+                    None => self.refuse("No playable card: press d."),
+                }
+            }
+            Intent::Enter => {
+                if items.is_empty() {
+                    self.play_card_at(self.cursor);
+                } else {
+                    self.take_choice(self.picker);
+                }
+            }
+            Intent::Number(k) => {
+                if items.is_empty() {
+                    self.play_card_at(k - 1);
+                } else {
+                    self.take_choice(k - 1);
+                }
+            }
+            Intent::Draw => match phase {
+                Phase::Play | Phase::Stack => self.human_act(DRAW),
+                _ => self.refuse(format!("You cannot draw now ({}).", self.s.prompt())),
+            },
+            Intent::Pass => match phase {
+                Phase::AfterDraw | Phase::BonusPlay => self.human_act(PASS),
+                _ => {
+                    self.refuse("Nothing to pass now (p keeps a drawn card or skips a bonus play).")
+                }
+            },
+            Intent::Uno => match phase {
+                Phase::UnoCall => self.human_act(CALL_UNO),
+                _ if self.s.game.rules().options.uno_call == uno_env::rules::UnoCall::Auto => {
+                    self.info("UNO is called automatically in these rules.")
+                }
+                _ => {
+                    self.uno_armed = true;
+                    self.info("UNO armed: it is called as soon as you are down to one card.");
+                }
+            },
+            Intent::No => match phase {
+                Phase::UnoCall => self.human_act(NO_UNO),
+                _ => self.refuse("n answers the UNO call or deals the next round."),
+            },
+            Intent::Colour(c) => match phase {
+                Phase::ChooseColour => self.human_act(COLOUR + c.index()),
+                _ => self.refuse("No colour to name now."),
+            },
+            Intent::Challenge => match phase {
+                Phase::Challenge => self.human_act(CHALLENGE),
+                _ => self.refuse("Nothing to challenge."),
+            },
+            Intent::Accept => match phase {
+                Phase::Challenge => self.human_act(ACCEPT),
+                _ => self.refuse("Nothing to accept."),
+            },
+            Intent::Slap => self.refuse("No SLAP race now."),
+            Intent::Unknown(c) => self.refuse(format!("Key `{c}` does nothing: press ? for help.")),
+            Intent::Quit | Intent::Help | Intent::Close | Intent::LogUp | Intent::LogDown => {}
+        }
+    }
+
+    /// Advances time: suspense, races, bots, timers.
+    pub fn tick(&mut self) {
+        let now = Instant::now();
+        if let Some((a, start)) = self.pending {
+            if now - start >= self.anim {
+                self.pending = None;
+                self.apply_human(a);
+            }
+            return;
+        }
+        if let Some((loser, start)) = self.slap {
+            if now - start >= SLAP_WINDOW {
+                self.s.note_slap(None, loser);
+                self.slap = None;
+                self.changed_at = now;
+            }
+            return;
+        }
+        if self.help || self.s.state.is_round_over() {
+            return;
+        }
+        if self.s.bot_to_act() {
+            if now - self.changed_at >= self.think {
+                if self.s.bot_step().is_none() {
+                    self.refuse("A bot made no legal move.");
+                    self.quit = true;
+                }
+                self.changed_at = Instant::now();
+                if let Some(loser) = self.s.slap_race() {
+                    self.slap = Some((loser, Instant::now()));
+                }
+            }
+            return;
+        }
+        self.notice_turn();
+        match self.s.state.phase() {
+            Phase::Play => {
+                if let Some(t) = self.timer
+                    && now - self.changed_at >= t
+                {
+                    match self.s.timeout() {
+                        Ok(()) => self.refuse("⏱ Time's up (F-3)!"),
+                        Err(e) => self.refuse(e),
+                    }
+                    self.changed_at = Instant::now();
+                }
+            }
+            Phase::UnoCall => {
+                if self.uno_armed {
+                    self.uno_armed = false;
+                    self.apply_human(CALL_UNO);
+                } else if let Some(w) = self.uno_window
+                    && now - self.changed_at >= w
+                {
+                    self.apply_human(NO_UNO);
+                    self.refuse("Too slow to call UNO!");
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The view the renderer draws.
+    pub fn view(&self) -> View<'_> {
+        let now = Instant::now();
+        let overlay = if self.help {
+            Overlay::Help
+        } else if self.slap.is_some() {
+            Overlay::Slap
+        } else if self.s.state.is_round_over() {
+            Overlay::RoundOver {
+                more: self.s.can_continue(),
+            }
+        } else if !self.picker_items().is_empty() && self.pending.is_none() {
+            Overlay::Picker {
+                items: self.picker_items(),
+                selected: self.picker,
+            }
+        } else {
+            Overlay::None
+        };
+        let mut status = self.s.prompt();
+        if self.human_ready() {
+            if self.s.state.phase() == Phase::Play
+                && let Some(t) = self.timer
+            {
+                let left = t.saturating_sub(now - self.changed_at);
+                status.push_str(&format!("   ⏱ {:.1} s", left.as_secs_f64()));
+            }
+            if self.s.state.phase() == Phase::UnoCall
+                && let Some(w) = self.uno_window
+            {
+                let left = w.saturating_sub(now - self.changed_at);
+                status.push_str(&format!("   press u within {:.1} s", left.as_secs_f64()));
+            }
+            status = format!("YOUR TURN · {status}");
+        }
+        if self.uno_armed {
+            status.push_str("   (UNO armed)");
+        }
+        let anim = self.pending.map(|(_, start)| {
+            let frames = ["▁", "▂▃", "▃▄▅", "▄▅▆▇", "▅▆▇█▇"];
+            let k = ((now - start).as_millis() / 120) as usize % frames.len();
+            format!("pressing… {}", frames[k])
+        });
+        View {
+            game: &self.s.game,
+            state: &self.s.state,
+            names: &self.s.names,
+            human: self.s.human,
+            log: &self.s.log,
+            log_scroll: self.log_scroll,
+            title: format!(
+                "UNO — {} · {} players · {}",
+                self.s.game.rules().name,
+                self.s.state.num_players(),
+                self.s.bot_note
+            ),
+            cursor: Some(self.cursor),
+            legal: if self.human_ready() {
+                self.s.legal()
+            } else {
+                0
+            },
+            message: self.message.clone(),
+            status,
+            launcher_anim: anim.or_else(|| self.last_press.clone()),
+            colour_blind: self.colour_blind,
+            reveal: false,
+            overlay,
+            keys: "←→ select · Enter play · d draw/press · p pass · u UNO · ? help · q quit".into(),
+        }
+    }
+}
+
+/// Runs the full-screen game.
+pub fn run(s: Session, a: &Args) -> CmdResult {
+    let mut app = App::new(s, a);
+    let mut terminal = ratatui::try_init().map_err(|e| format!("cannot open the terminal: {e}"))?;
+    let result = (|| -> Result<(), String> {
+        while !app.quit {
+            terminal
+                .draw(|f| render::draw(f, &app.view()))
+                .map_err(|e| e.to_string())?;
+            if event::poll(Duration::from_millis(40)).map_err(|e| e.to_string())?
+                && let TermEvent::Key(k) = event::read().map_err(|e| e.to_string())?
+                && k.kind != KeyEventKind::Release
+                && let Some(it) = intent(k)
+            {
+                app.handle(it);
+            }
+            app.tick();
+        }
+        Ok(())
+    })();
+    ratatui::restore();
+    let saved = app.s.save();
+    result?;
+    saved?;
+    if let Some(p) = &app.s.transcript_path {
+        println!("Transcript written to {}.", p.display());
+    }
+    let scores: Vec<String> = (0..app.s.state.num_players())
+        .map(|p| format!("{} {}", app.s.names.cap(p), app.s.state.scores()[p]))
+        .collect();
+    println!("Scores: {}.", scores.join(", "));
+    Ok(())
+}

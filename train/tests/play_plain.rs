@@ -1,0 +1,215 @@
+//! End-to-end tests of `uno-attack play --plain` (stdin/stdout) and
+//! `uno-attack replay --plain`: a full round with scripted lines, refusals of
+//! bad input, clean exit at end of input, Flash's timer, and the transcript.
+//! Every wait has a time limit.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_uno-attack")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("uno-play-{}-{name}", std::process::id()))
+}
+
+/// Runs the binary with `input` on stdin (closed after `hold`), killing it after `limit`.
+fn run(args: &[&str], input: String, hold: Duration, limit: Duration) -> (i32, String, String) {
+    let mut child = Command::new(bin())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn uno-attack");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+        std::thread::sleep(hold);
+        drop(stdin);
+    });
+    let mut out = child.stdout.take().expect("stdout");
+    let mut err = child.stderr.take().expect("stderr");
+    let out_t = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let start = Instant::now();
+    let code = loop {
+        if let Some(st) = child.try_wait().expect("wait") {
+            break st.code().unwrap_or(-1);
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("uno-attack {args:?} did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let _ = writer.join();
+    (code, out_t.join().unwrap(), err_t.join().unwrap())
+}
+
+#[test]
+fn plain_mode_plays_a_full_round_and_refuses_bad_input() {
+    let tr = tmp("plain.json");
+    let trs = tr.to_str().unwrap();
+    let mut input = String::from("bogus\nchallenge\n99\nhelp\nlook\n");
+    for _ in 0..3000 {
+        input.push_str("1\n");
+    }
+    let (code, out, err) = run(
+        &[
+            "play",
+            "--plain",
+            "--rules",
+            "attack-2010",
+            "--players",
+            "3",
+            "--seed",
+            "11",
+            "--think-ms",
+            "0",
+            "--rounds",
+            "1",
+            "--transcript",
+            trs,
+        ],
+        input,
+        Duration::ZERO,
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, 0, "stderr: {err}\nstdout tail: {}", tail(&out));
+    assert!(out.contains("bot: "), "the bot in use is printed");
+    assert!(out.contains("Not understood: `bogus`"), "{}", tail(&out));
+    assert!(
+        out.contains("Refused: illegal action `challenge`"),
+        "{}",
+        tail(&out)
+    );
+    assert!(out.contains("No item 99 in the menu"));
+    assert!(out.contains("Commands:"));
+    assert!(out.contains("Your hand ("));
+    assert!(out.contains("Choose:"));
+    assert!(
+        out.contains("the round:") || out.contains("cut short"),
+        "the round ends: {}",
+        tail(&out)
+    );
+
+    let t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&tr).expect("transcript written"))
+            .expect("transcript is JSON");
+    assert_eq!(t["players"], 3);
+    assert_eq!(t["seed"], 11);
+    assert_eq!(t["human_seat"], 0);
+    let steps = t["steps"].as_array().expect("steps");
+    assert!(steps.iter().any(|s| s["human"] == true), "you acted");
+    assert!(steps.iter().any(|s| s["human"] == false), "bots acted");
+    assert!(steps.iter().all(|s| s["name"].is_string()));
+    let last = steps.last().expect("a step");
+    assert!(
+        last["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["event"] == "round-over"),
+        "the last step ends the round"
+    );
+
+    let (code, rep, err) = run(
+        &["replay", "--plain", trs],
+        String::new(),
+        Duration::ZERO,
+        Duration::from_secs(30),
+    );
+    assert_eq!(code, 0, "replay failed: {err}");
+    assert!(rep.contains(&format!("[step {}/{}]", steps.len(), steps.len())));
+    assert!(rep.contains("End: Round over") || rep.contains("End: Match over"));
+    let _ = std::fs::remove_file(&tr);
+}
+
+#[test]
+fn plain_mode_quits_cleanly_at_end_of_input() {
+    let (code, out, err) = run(
+        &[
+            "play",
+            "--plain",
+            "--rules",
+            "classic",
+            "--players",
+            "2",
+            "--seed",
+            "3",
+            "--think-ms",
+            "0",
+            "--seat",
+            "1",
+        ],
+        String::new(),
+        Duration::ZERO,
+        Duration::from_secs(30),
+    );
+    assert_eq!(code, 0, "stderr: {err}");
+    assert!(out.contains("End of input: quitting."), "{}", tail(&out));
+}
+
+#[test]
+fn plain_flash_timer_runs_out() {
+    // Nothing typed for a while: each of your turns times out (F-3: draw two).
+    let (code, out, err) = run(
+        &[
+            "play",
+            "--plain",
+            "--rules",
+            "flash",
+            "--players",
+            "3",
+            "--seed",
+            "5",
+            "--think-ms",
+            "0",
+            "--timer-secs",
+            "0.2",
+        ],
+        String::new(),
+        Duration::from_millis(1500),
+        Duration::from_secs(30),
+    );
+    assert_eq!(code, 0, "stderr: {err}");
+    assert!(out.contains("You ran out of time (F-3)"), "{}", tail(&out));
+}
+
+#[test]
+fn bad_flags_exit_with_code_2() {
+    for args in [
+        vec!["play", "--plain", "--players", "1"],
+        vec!["play", "--plain", "--seat", "5", "--players", "3"],
+        vec!["play", "--plain", "--bot", "nonsense"],
+        vec!["play", "--plain", "--rules", "no-such-rules"],
+    ] {
+        let (code, _out, err) = run(
+            &args,
+            String::new(),
+            Duration::ZERO,
+            Duration::from_secs(30),
+        );
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+fn tail(s: &str) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(40)..].join("\n")
+}

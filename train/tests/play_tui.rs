@@ -1,0 +1,237 @@
+//! End-to-end test of the full-screen `uno-attack play` in a pseudo-terminal
+//! (tmux, 120 x 40): a fixed seed, a full round played with scripted keys
+//! chosen from what the screen shows, refusals of bad keys, the help
+//! overlay, the transcript, and the replay viewer. Skips with a note when
+//! tmux is not installed. Every wait has a time limit.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_uno-attack")
+}
+
+fn have_tmux() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+/// A tmux session, killed when dropped.
+struct Tmux(String);
+
+impl Tmux {
+    fn start(name: &str, cmd: &str) -> Tmux {
+        let ok = Command::new("tmux")
+            .args([
+                "new-session",
+                "-d",
+                "-x",
+                "120",
+                "-y",
+                "40",
+                "-s",
+                name,
+                cmd,
+            ])
+            .status()
+            .expect("tmux new-session");
+        assert!(ok.success(), "tmux new-session failed");
+        Tmux(name.to_string())
+    }
+
+    fn screen(&self) -> String {
+        let o = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.0])
+            .output()
+            .expect("tmux capture-pane");
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", &self.0];
+        args.extend_from_slice(keys);
+        let ok = Command::new("tmux")
+            .args(&args)
+            .status()
+            .expect("send-keys");
+        assert!(ok.success());
+    }
+
+    /// Waits until the screen satisfies `pred`; panics with the screen after `limit`.
+    fn wait(&self, what: &str, limit: Duration, pred: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if pred(&s) {
+                return s;
+            }
+            if start.elapsed() > limit {
+                panic!("timed out waiting for {what}; screen:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(40));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.0])
+            .status();
+    }
+}
+
+/// The move counter shown in the table panel ("Round 1 · move 12").
+fn move_no(screen: &str) -> Option<u32> {
+    let i = screen.find("· move ")? + "· move ".len();
+    let digits: String = screen[i..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits.parse().ok()
+}
+
+/// The phase in the status line ("YOUR TURN · Your turn [play]: …").
+fn phase(screen: &str) -> Option<String> {
+    let line = screen.lines().find(|l| l.contains("YOUR TURN"))?;
+    let a = line.find('[')? + 1;
+    let b = line[a..].find(']')? + a;
+    Some(line[a..b].to_string())
+}
+
+fn over(s: &str) -> bool {
+    s.contains("ROUND OVER") || s.contains("MATCH OVER")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("uno-play-tui-{}-{name}", std::process::id()))
+}
+
+#[test]
+fn tui_plays_a_full_round_with_scripted_keys() {
+    if !have_tmux() {
+        eprintln!(
+            "note: tmux is not installed; skipping the terminal UI test (the --plain tests cover the game)"
+        );
+        return;
+    }
+    let tr = tmp("t.json");
+    let cmd = format!(
+        "{} play --rules attack-2010 --players 3 --seed 5 --think-ms 0 --anim-ms 50 \
+         --uno-window-ms 0 --rounds 1 --transcript {}; echo EXITED $?; sleep 60",
+        bin(),
+        tr.display()
+    );
+    let t = Tmux::start(&format!("uno-play-{}", std::process::id()), &cmd);
+    let w = Duration::from_secs(15);
+    let s = t.wait("the table on your turn", w, |s| {
+        s.contains("Your hand") && s.contains("Log") && s.contains("YOUR TURN")
+    });
+    for part in [
+        "Players",
+        "Table",
+        "Launcher",
+        "Top card:",
+        "Colour:",
+        "Direction:",
+        "bot: ",
+    ] {
+        assert!(s.contains(part), "missing {part}:\n{s}");
+    }
+
+    // A key that means nothing is refused; the game goes on.
+    t.keys(&["x"]);
+    t.wait("the refusal", w, |s| s.contains("Key `x` does nothing"));
+    // The help overlay opens and closes.
+    t.keys(&["?"]);
+    t.wait("help", w, |s| {
+        s.contains("Help") && s.contains("draw a card / press")
+    });
+    t.keys(&["Escape"]);
+    t.wait("help closed", w, |s| !s.contains("draw a card / press"));
+
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut turns = 0;
+    let mut refused = 0;
+    loop {
+        assert!(Instant::now() < deadline, "the round did not end in time");
+        let s = t.wait("your turn or the round's end", w, |s| {
+            over(s) || s.contains("YOUR TURN")
+        });
+        if over(&s) {
+            break;
+        }
+        let mv = move_no(&s).expect("move number on screen");
+        let ph = phase(&s).expect("phase in the status line");
+        let key = match ph.as_str() {
+            "play" | "after-draw" => "Enter",
+            "stack" => "d",
+            "choose-colour" => "r",
+            "choose-target" => "1",
+            "challenge" => "a",
+            "uno-call" => "u",
+            "bonus-play" => "p",
+            other => panic!("unexpected phase {other}"),
+        };
+        t.keys(&[key]);
+        let s = t.wait("the move to be taken or refused", w, |s| {
+            over(s) || move_no(s) != Some(mv) || s.contains("cannot be played")
+        });
+        if !over(&s) && move_no(&s) == Some(mv) {
+            // Nothing playable: the refusal names the rule; press the launcher.
+            refused += 1;
+            t.keys(&["d"]);
+            t.wait("the press", w, |s| over(s) || move_no(s) != Some(mv));
+        }
+        turns += 1;
+    }
+    assert!(turns > 0, "you played");
+    let s = t.screen();
+    assert!(s.contains("total"), "scores shown:\n{s}");
+    t.keys(&["q"]);
+    let s = t.wait("the program to exit", w, |s| s.contains("EXITED"));
+    assert!(s.contains("EXITED 0"), "{s}");
+    assert!(s.contains("Transcript written"), "{s}");
+
+    let text = std::fs::read_to_string(&tr).expect("transcript written");
+    let tj: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let steps = tj["steps"].as_array().expect("steps");
+    let mine = steps.iter().filter(|s| s["human"] == true).count();
+    assert!(
+        mine >= turns,
+        "{mine} human steps for {turns} turns ({refused} refusals)"
+    );
+    assert!(
+        steps.last().unwrap()["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["event"] == "round-over")
+    );
+    drop(t);
+
+    // The replay viewer steps forward and back.
+    let cmd = format!(
+        "{} replay {}; echo EXITED $?; sleep 60",
+        bin(),
+        tr.display()
+    );
+    let r = Tmux::start(&format!("uno-replay-{}", std::process::id()), &cmd);
+    r.wait("the replay", w, |s| {
+        s.contains("Replay —") && s.contains("step 0/")
+    });
+    r.keys(&["Right"]);
+    r.wait("step 1", w, |s| s.contains("step 1/"));
+    r.keys(&["End"]);
+    let last = format!("step {}/{}", steps.len(), steps.len());
+    r.wait("the last step", w, |s| s.contains(&last));
+    r.keys(&["Left"]);
+    r.wait("a step back", w, |s| !s.contains(&last));
+    r.keys(&["q"]);
+    r.wait("replay exit", w, |s| s.contains("EXITED 0"));
+    let _ = std::fs::remove_file(&tr);
+}
