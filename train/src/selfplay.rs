@@ -445,19 +445,19 @@ impl Trainer {
         for g in snaps.iter_mut() {
             g.clear();
         }
-        for i in 0..n {
+        for (i, action) in actions.iter_mut().enumerate().take(n) {
             let seat = self.buf.seat[i] as usize;
             let row = &self.buf.mask[i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS];
             let legal = row.iter().filter(|&&b| b == 1).count();
             if legal == 1 {
-                actions[i] = row.iter().position(|&b| b == 1).unwrap_or(0) as u32;
+                *action = row.iter().position(|&b| b == 1).unwrap_or(0) as u32;
                 continue;
             }
             match &mut self.ctl[i][seat] {
                 Ctl::Learner => learner.push(i, &self.buf),
                 Ctl::Snapshot(k) => snaps[*k].push(i, &self.buf),
                 Ctl::Agent(agent) => {
-                    actions[i] = agent.act(self.env.game(), self.env.state(i), seat) as u32;
+                    *action = agent.act(self.env.game(), self.env.state(i), seat) as u32;
                 }
             }
         }
@@ -497,10 +497,10 @@ impl Trainer {
         for i in 0..n {
             let rewards = &self.buf.rewards[i * MAX_PLAYERS..(i + 1) * MAX_PLAYERS];
             for (seat, t) in self.trajs[i].iter_mut().enumerate() {
-                if rewards[seat] != 0.0 {
-                    if let Some(r) = t.rewards.last_mut() {
-                        *r += rewards[seat];
-                    }
+                if rewards[seat] != 0.0
+                    && let Some(r) = t.rewards.last_mut()
+                {
+                    *r += rewards[seat];
                 }
             }
             if self.buf.terminated[i] == 1 || self.buf.truncated[i] == 1 {
@@ -598,10 +598,12 @@ impl Trainer {
             self.policy = NeuralPolicy::new(self.learner.inference_model());
             self.log_update(&stats, rollout_secs, rate)?;
             since_ckpt += 1;
-            if self.cfg.snapshot_every > 0 && self.state.updates % self.cfg.snapshot_every == 0 {
+            if self.cfg.snapshot_every > 0
+                && self.state.updates.is_multiple_of(self.cfg.snapshot_every)
+            {
                 self.add_snapshot()?;
             }
-            if self.cfg.eval_every > 0 && self.state.updates % self.cfg.eval_every == 0 {
+            if self.cfg.eval_every > 0 && self.state.updates.is_multiple_of(self.cfg.eval_every) {
                 self.state.seconds = base_seconds + start.elapsed().as_secs_f64();
                 self.save()?;
                 since_ckpt = 0;
@@ -645,7 +647,11 @@ impl Trainer {
             .scalars()
             .into_iter()
             .map(|(k, v)| {
-                let tag = if k.contains('/') { k.to_string() } else { format!("train/{k}") };
+                let tag = if k.contains('/') {
+                    k.to_string()
+                } else {
+                    format!("train/{k}")
+                };
                 (tag, v)
             })
             .collect();

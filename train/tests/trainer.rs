@@ -17,8 +17,18 @@ fn tiny(steps: u64) -> TrainConfig {
         envs: 64,
         batch_samples: 2048,
         hidden: vec![64],
-        learner: LearnerConfig { minibatch_size: 512, epochs: 3, lr: 1e-3, ..LearnerConfig::default() },
-        opponents: OpponentMix { self_play: 0.0, snapshot: 0.0, heuristic: 0.0, random: 1.0 },
+        learner: LearnerConfig {
+            minibatch_size: 512,
+            epochs: 3,
+            lr: 1e-3,
+            ..LearnerConfig::default()
+        },
+        opponents: OpponentMix {
+            self_play: 0.0,
+            snapshot: 0.0,
+            heuristic: 0.0,
+            random: 1.0,
+        },
         eval_every: 0,
         snapshot_every: 0,
         checkpoint_every: 5,
@@ -56,8 +66,14 @@ fn short_training_beats_random_measurably() {
     let (after, after_low) = win_rate_vs_random(&out.join("latest"), 600);
     // 600 games: the 95 % interval is about ±4 points; a 10-point gain with the
     // lower bound above 0.6 cannot come from chance.
-    assert!(after_low > 0.6, "after training: {after:.3} (lower bound {after_low:.3}), before {before:.3}");
-    assert!(after > before + 0.10, "before {before:.3}, after {after:.3}");
+    assert!(
+        after_low > 0.6,
+        "after training: {after:.3} (lower bound {after_low:.3}), before {before:.3}"
+    );
+    assert!(
+        after > before + 0.10,
+        "before {before:.3}, after {after:.3}"
+    );
 }
 
 #[test]
@@ -70,7 +86,8 @@ fn resume_continues_steps_updates_and_optimizer() {
     assert!(first.steps >= 20_000 && first.updates >= 1);
     drop(t);
     let meta1: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("latest/meta.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(out.join("latest/meta.json")).unwrap())
+            .unwrap();
     assert_eq!(meta1["updates"].as_u64(), Some(first.updates));
     // Resume with a larger budget: counters continue from the checkpoint.
     let mut t = Trainer::new(tiny(40_000), &out, true).unwrap();
@@ -80,12 +97,20 @@ fn resume_continues_steps_updates_and_optimizer() {
     assert!(t.state().steps >= 40_000);
     assert!(t.state().updates > first.updates);
     let learner: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("latest/learner.json")).unwrap()).unwrap();
-    assert_eq!(learner["updates"].as_u64(), Some(t.state().updates), "optimizer/learner state continues");
+        serde_json::from_str(&std::fs::read_to_string(out.join("latest/learner.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        learner["updates"].as_u64(),
+        Some(t.state().updates),
+        "optimizer/learner state continues"
+    );
     // A run for other rules cannot resume this one.
     let mut other = tiny(40_000);
     other.rules = "attack-2010".into();
-    let err = Trainer::new(other, &out, true).err().expect("mismatched resume must fail").to_string();
+    let err = Trainer::new(other, &out, true)
+        .err()
+        .expect("mismatched resume must fail")
+        .to_string();
     assert!(err.contains("cannot resume"), "{err}");
 }
 
@@ -99,10 +124,16 @@ fn corrupt_or_mismatched_checkpoints_are_errors() {
     let latest = out.join("latest");
     // Trained for classic: refused for another edition, accepted (with a note) at another table size.
     let attack = uno_env::Game::new(Rules::preset("attack-2010").unwrap(), 2).unwrap();
-    let err = uno_agents::neural::check_compatible(&latest, &attack).unwrap_err().to_string();
+    let err = uno_agents::neural::check_compatible(&latest, &attack)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("trained for rules `classic`"), "{err}");
     let four = uno_env::Game::new(Rules::preset("classic").unwrap(), 4).unwrap();
-    assert!(uno_agents::neural::check_compatible(&latest, &four).unwrap().is_some());
+    assert!(
+        uno_agents::neural::check_compatible(&latest, &four)
+            .unwrap()
+            .is_some()
+    );
     // Truncated weights.
     let bytes = std::fs::read(latest.join("model.bpk")).unwrap();
     std::fs::write(latest.join("model.bpk"), &bytes[..bytes.len() / 3]).unwrap();
@@ -114,7 +145,10 @@ fn corrupt_or_mismatched_checkpoints_are_errors() {
     let mut v: serde_json::Value = serde_json::from_str(&meta).unwrap();
     v["obs_version"] = serde_json::json!(uno_env::OBS_VERSION + 1);
     std::fs::write(latest.join("meta.json"), v.to_string()).unwrap();
-    let err = uno_agents::neural::NeuralAgent::load(&latest, false, 0).err().expect("wrong obs version").to_string();
+    let err = uno_agents::neural::NeuralAgent::load(&latest, false, 0)
+        .err()
+        .expect("wrong obs version")
+        .to_string();
     assert!(err.to_lowercase().contains("obs"), "{err}");
     // Garbage meta.json.
     std::fs::write(latest.join("meta.json"), "{ not json").unwrap();
@@ -126,18 +160,51 @@ fn corrupt_or_mismatched_checkpoints_are_errors() {
 fn cli_rejects_bad_flags_with_exit_code_2() {
     let bin = env!("CARGO_BIN_EXE_uno-attack");
     for args in [
-        vec!["train", "--players", "11", "--steps", "10", "--out", "/tmp/uno-never"],
-        vec!["train", "--rules", "nope", "--steps", "10", "--out", "/tmp/uno-never"],
+        vec![
+            "train",
+            "--players",
+            "11",
+            "--steps",
+            "10",
+            "--out",
+            "/tmp/uno-never",
+        ],
+        vec![
+            "train",
+            "--rules",
+            "nope",
+            "--steps",
+            "10",
+            "--out",
+            "/tmp/uno-never",
+        ],
         vec!["train", "--steps", "-5"],
         vec!["simulate", "--players", "1"],
         vec!["arena", "--agents", "heuristic,bogus", "--games", "10"],
-        vec!["arena", "--agents", "checkpoint:/nonexistent/dir,random", "--games", "10"],
+        vec![
+            "arena",
+            "--agents",
+            "checkpoint:/nonexistent/dir,random",
+            "--games",
+            "10",
+        ],
         vec!["bench", "--envs", "0"],
     ] {
-        let out = std::process::Command::new(bin).args(&args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let out = std::process::Command::new(bin)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!err.contains("panicked"), "{args:?}: {err}");
-        assert!(err.lines().filter(|l| !l.trim().is_empty()).count() <= 4, "{args:?}: {err}");
+        assert!(
+            err.lines().filter(|l| !l.trim().is_empty()).count() <= 4,
+            "{args:?}: {err}"
+        );
     }
 }

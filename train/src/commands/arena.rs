@@ -65,10 +65,11 @@ pub fn run(a: Args) -> CmdResult {
     // A checkpoint must have been trained for these rules (and this observation layout).
     let game = uno_env::Game::new(rules.clone(), a.players).map_err(|e| e.to_string())?;
     for spec in &specs {
-        if let uno_agents::AgentSpec::Checkpoint(dir) = spec {
-            if let Some(note) = uno_agents::neural::check_compatible(dir, &game).map_err(|e| e.to_string())? {
-                eprintln!("{note}");
-            }
+        if let uno_agents::AgentSpec::Checkpoint(dir) = spec
+            && let Some(note) =
+                uno_agents::neural::check_compatible(dir, &game).map_err(|e| e.to_string())?
+        {
+            eprintln!("{note}");
         }
     }
     if a.league {

@@ -45,7 +45,7 @@ pub struct Args {
 
 fn parse_count(s: &str) -> Result<u64, String> {
     let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
-    if v.is_finite() && v >= 1.0 && v <= 1e15 {
+    if v.is_finite() && (1.0..=1e15).contains(&v) {
         Ok(v as u64)
     } else {
         Err(format!("`{s}` is out of range"))
