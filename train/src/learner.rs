@@ -54,6 +54,8 @@ pub struct LearnerConfig {
     pub adam_eps: f32,
     /// Seed of the weight initialisation and of the minibatch shuffling.
     pub seed: u64,
+    /// Compute device: `cpu` (default), or `wgpu` / `cuda` in builds with those features.
+    pub device: String,
 }
 
 impl Default for LearnerConfig {
@@ -72,6 +74,7 @@ impl Default for LearnerConfig {
             weight_decay: 0.0,
             adam_eps: 1e-5,
             seed: 0,
+            device: "cpu".into(),
         }
     }
 }
@@ -303,15 +306,15 @@ impl std::fmt::Debug for Learner {
     }
 }
 
-fn training_device() -> Device {
-    Device::flex().autodiff()
+fn training_device(config: &LearnerConfig) -> Result<Device, LearnerError> {
+    Ok(uno_agents::neural::device_by_name(&config.device)?.autodiff())
 }
 
 impl Learner {
     /// A learner with a freshly initialised network (seeded by `config.seed`).
     pub fn new(net: NetConfig, config: LearnerConfig) -> Result<Self, LearnerError> {
         config.validate()?;
-        let device = training_device();
+        let device = training_device(&config)?;
         let model = PolicyValueNet::new_seeded(&net, &device, config.seed)?;
         Ok(Self::assemble(model, net, config, device))
     }
@@ -340,7 +343,7 @@ impl Learner {
         config: LearnerConfig,
     ) -> Result<(Self, CheckpointMeta), LearnerError> {
         config.validate()?;
-        let device = training_device();
+        let device = training_device(&config)?;
         let (model, meta) = load_checkpoint_on(dir, expected, &device)?;
         Ok((
             Self::assemble(model, meta.net.clone(), config, device),
@@ -376,7 +379,7 @@ impl Learner {
                 ),
             ));
         }
-        let device = training_device();
+        let device = training_device(&state.config)?;
         let (model, meta) = load_checkpoint_on(dir, None, &device)?;
         let optim_path = dir.join(OPTIM_FILE);
         if !optim_path.is_file() {

@@ -262,6 +262,7 @@ pub struct Trainer {
     env: VecEnv,
     buf: Buffers,
     learner: Learner,
+    device: burn::tensor::Device,
     policy: NeuralPolicy,
     pool: Vec<NeuralPolicy>,
     ctl: Vec<Vec<Ctl>>,
@@ -340,7 +341,9 @@ impl Trainer {
             }
         }
         let metrics = MetricsSink::new(out, cfg.tensorboard).map_err(io)?;
-        let policy = NeuralPolicy::new(learner.inference_model());
+        let device = uno_agents::neural::device_by_name(&learner.config().device)
+            .map_err(|e| TrainError::Learner(e.into()))?;
+        let policy = NeuralPolicy::new_on(learner.inference_model(), device.clone());
         let n = cfg.envs;
         let players = cfg.players;
         let mut t = Trainer {
@@ -350,6 +353,7 @@ impl Trainer {
             env,
             buf: Buffers::new(n),
             learner,
+            device,
             policy,
             pool,
             ctl: (0..n).map(|_| Vec::new()).collect(),
@@ -595,7 +599,7 @@ impl Trainer {
             self.state.samples += self.ready.len() as u64;
             self.ready.clear();
             self.state.updates += 1;
-            self.policy = NeuralPolicy::new(self.learner.inference_model());
+            self.policy = NeuralPolicy::new_on(self.learner.inference_model(), self.device.clone());
             self.log_update(&stats, rollout_secs, rate)?;
             since_ckpt += 1;
             if self.cfg.snapshot_every > 0

@@ -6,6 +6,7 @@
 
 mod agent;
 mod checkpoint;
+mod device;
 mod net;
 mod policy;
 
@@ -17,6 +18,7 @@ pub use checkpoint::{
     load_checkpoint_on, load_weights, read_meta, save_checkpoint, save_weights, tmp_path_for,
     write_atomic, write_meta,
 };
+pub use device::{available_devices, device_by_name};
 pub use net::{MAX_PARAMS, NetConfig, PolicyValueNet};
 pub use policy::{
     MASKED_LOGIT, NeuralPolicy, apply_mask, masked_argmax, masked_log_softmax, sample_masked,

@@ -23,7 +23,11 @@ pub struct NeuralPolicy {
 impl NeuralPolicy {
     /// Wraps a network, moving it to the plain flex device and dropping autodiff.
     pub fn new(net: PolicyValueNet) -> Self {
-        let device = Device::flex();
+        Self::new_on(net, Device::flex())
+    }
+
+    /// Wraps a network on `device` (see [`super::device_by_name`]), dropping autodiff.
+    pub fn new_on(net: PolicyValueNet, device: Device) -> Self {
         let net = net.valid().to_device(&device);
         Self { net, device }
     }

@@ -41,6 +41,9 @@ pub struct Args {
     /// Games per evaluation opponent (0 turns evaluation off).
     #[arg(long)]
     eval_games: Option<u64>,
+    /// Compute device: cpu (default), or wgpu / cuda[:N] in builds with `--features wgpu` / `--features cuda`.
+    #[arg(long)]
+    device: Option<String>,
 }
 
 fn parse_count(s: &str) -> Result<u64, String> {
@@ -87,6 +90,10 @@ pub fn run(a: Args) -> CmdResult {
     }
     if let Some(v) = a.envs {
         cfg.envs = v;
+    }
+    if let Some(v) = a.device {
+        uno_agents::neural::device_by_name(&v).map_err(|e| e.to_string())?;
+        cfg.learner.device = v;
     }
     if let Some(v) = a.eval_games {
         cfg.eval_games = v;
