@@ -422,7 +422,8 @@ impl VecEnv {
         };
         match &self.pool {
             Some(pool) => {
-                let parts = self.threads;
+                // Finer than one chunk per thread, so work-stealing evens out uneven games.
+                let parts = self.threads * 8;
                 pool.install(|| split_run(&ctx, chunk, parts));
             }
             None => ctx.run_chunk(chunk),
