@@ -882,30 +882,14 @@ impl<E: Events> Ctx<'_, E> {
 
     /// C-2: shuffle, deal, turn the start card and apply it (A-7, F-8, K-3).
     fn deal(&mut self) {
+        let final_round =
+            self.g.rules().options.scoring == Scoring::Challenge && self.s.num_active() == 2;
         let s = &mut *self.s;
         s.hands = [0; MAX_PLAYERS];
         s.pile = self.g.all_cards;
         s.discard = 0;
-        s.uno_called = 0;
-        s.pressed_on = [0; MAX_PLAYERS];
-        s.misses = 0;
-        s.last_fired = 0;
-        s.presses_since_refill = 0;
-        s.stack = 0;
-        s.stack_origin = NONE;
-        s.reversed = false;
-        s.round_points = [0; MAX_PLAYERS];
-        s.winner = NONE;
-        s.truncated = false;
-        s.pending_face = NONE;
-        s.pending_card = NONE;
-        s.target = NONE;
-        s.offender = NONE;
-        s.start = false;
-        s.bonus = false;
-        s.decisions = 0;
         s.round += 1;
-        s.final_round = self.g.rules().options.scoring == Scoring::Challenge && s.num_active() == 2;
+        s.clear_round(final_round);
         let hand = self.g.rules().options.hand_size;
         let mut p = self.s.dealer;
         for _ in 0..self.s.num_active() {

@@ -103,6 +103,16 @@ impl Game {
             }
             active &= !(1 << e);
         }
+        s.active = active;
+        let final_round =
+            self.rules().options.scoring == crate::rules::Scoring::Challenge && s.num_active() == 2;
+        s.clear_round(final_round);
+        // The deal that built the base state may have pressed the launcher
+        // (a Hit start card): a scripted launcher starts from its first outcome.
+        s.script_pos = 0;
+        s.match_winner = NONE;
+        s.from = NONE;
+        s.stage = 0;
         s.hands = hands;
         s.pile = pile;
         s.discard = discard;
@@ -117,8 +127,6 @@ impl Game {
         s.reversed = sc.direction == -1;
         s.phase = Phase::Play;
         s.misses = sc.misses;
-        s.active = active;
-        s.uno_called = 0;
         for (seat, hand) in hands.iter().enumerate().take(n) {
             if hand.count_ones() == 1 {
                 s.uno_called |= 1 << seat;
@@ -130,29 +138,6 @@ impl Game {
             }
             s.scores[..n].copy_from_slice(sc_scores);
         }
-        s.stack = 0;
-        s.stack_origin = NONE;
-        // The deal that built the base state may have pressed the launcher
-        // (a Hit start card): a scripted launcher starts from its first outcome.
-        s.script_pos = 0;
-        s.presses_since_refill = 0;
-        s.last_fired = 0;
-        s.pressed_on = [0; crate::game::MAX_PLAYERS];
-        s.round_points = [0; crate::game::MAX_PLAYERS];
-        s.target = NONE;
-        s.offender = NONE;
-        s.from = NONE;
-        s.bonus = false;
-        s.stage = 0;
-        s.pending_card = NONE;
-        s.pending_face = NONE;
-        s.start = false;
-        s.winner = NONE;
-        s.match_winner = NONE;
-        s.truncated = false;
-        s.decisions = 0;
-        s.final_round =
-            self.rules().options.scoring == crate::rules::Scoring::Challenge && s.num_active() == 2;
         Ok(s)
     }
 }

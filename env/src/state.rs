@@ -295,6 +295,30 @@ impl State {
         (self.phase == Phase::AfterDraw).then_some(self.pending_card as usize)
     }
 
+    /// Resets everything that lives for one round only (UNO calls, launcher
+    /// counters, pending effects, direction, round result, decision count).
+    pub(crate) fn clear_round(&mut self, final_round: bool) {
+        self.uno_called = 0;
+        self.pressed_on = [0; MAX_PLAYERS];
+        self.misses = 0;
+        self.last_fired = 0;
+        self.presses_since_refill = 0;
+        self.stack = 0;
+        self.stack_origin = NONE;
+        self.reversed = false;
+        self.round_points = [0; MAX_PLAYERS];
+        self.winner = NONE;
+        self.truncated = false;
+        self.pending_face = NONE;
+        self.pending_card = NONE;
+        self.target = NONE;
+        self.offender = NONE;
+        self.start = false;
+        self.bonus = false;
+        self.decisions = 0;
+        self.final_round = final_round;
+    }
+
     /// The whole state as JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()

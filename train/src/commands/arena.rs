@@ -74,12 +74,6 @@ pub fn run(a: Args) -> CmdResult {
     }
     if a.league {
         let pairs = (specs.len() * specs.len().saturating_sub(1) / 2) as u64;
-        let pb = progress_bar(a.games * pairs, a.json);
-        let cb = |done: u64, _total: u64| {
-            if let Some(pb) = &pb {
-                pb.set_position(done);
-            }
-        };
         let cfg = LeagueConfig {
             rules,
             players: a.players,
@@ -88,26 +82,10 @@ pub fn run(a: Args) -> CmdResult {
             seed: a.seed,
             threads: a.threads,
         };
-        let report = run_league(&cfg, Some(&cb)).map_err(|e| e.to_string())?;
-        if let Some(pb) = pb {
-            pb.finish_and_clear();
-        }
-        if a.json {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
-            );
-        } else {
-            println!("{report}");
-        }
-        return Ok(());
+        let report = with_progress(a.games * pairs, a.json, |cb| run_league(&cfg, Some(cb)))
+            .map_err(|e| e.to_string())?;
+        return print_report(&report, a.json);
     }
-    let pb = progress_bar(a.games, a.json);
-    let cb = |done: u64, _total: u64| {
-        if let Some(pb) = &pb {
-            pb.set_position(done);
-        }
-    };
     let cfg = ArenaConfig {
         rules,
         players: a.players,
@@ -116,14 +94,32 @@ pub fn run(a: Args) -> CmdResult {
         seed: a.seed,
         threads: a.threads,
     };
-    let report = run_arena(&cfg, Some(&cb)).map_err(|e| e.to_string())?;
+    let report = with_progress(a.games, a.json, |cb| run_arena(&cfg, Some(cb)))
+        .map_err(|e| e.to_string())?;
+    print_report(&report, a.json)
+}
+
+/// Runs `f` with a progress callback that drives a bar on a terminal.
+fn with_progress<R>(total: u64, json: bool, f: impl FnOnce(&(dyn Fn(u64, u64) + Sync)) -> R) -> R {
+    let pb = progress_bar(total, json);
+    let cb = |done: u64, _total: u64| {
+        if let Some(pb) = &pb {
+            pb.set_position(done);
+        }
+    };
+    let out = f(&cb);
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
-    if a.json {
+    out
+}
+
+/// Prints a report as JSON or as its table.
+fn print_report<T: serde::Serialize + std::fmt::Display>(report: &T, json: bool) -> CmdResult {
+    if json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+            serde_json::to_string_pretty(report).map_err(|e| e.to_string())?
         );
     } else {
         println!("{report}");
