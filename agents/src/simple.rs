@@ -30,17 +30,21 @@ pub(crate) fn nth_bit(mut m: u128, k: u32) -> usize {
     m.trailing_zeros() as usize
 }
 
+/// A uniformly random action of `mask` (`DRAW` if it is empty).
+fn uniform(rng: &mut ChaCha8Rng, mask: u128) -> usize {
+    let n = mask.count_ones();
+    if n == 0 {
+        return DRAW;
+    }
+    nth_bit(mask, rng.random_range(0..n))
+}
+
 impl Agent for RandomAgent {
     fn name(&self) -> String {
         "random".into()
     }
     fn act(&mut self, game: &Game, state: &State, _seat: usize) -> usize {
-        let mask = game.legal_mask(state);
-        let n = mask.count_ones();
-        if n == 0 {
-            return DRAW;
-        }
-        nth_bit(mask, self.rng.random_range(0..n))
+        uniform(&mut self.rng, game.legal_mask(state))
     }
     fn reset(&mut self, seed: u64) {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
@@ -74,11 +78,7 @@ impl Agent for RandomPlay {
         if state.phase() == Phase::Play && plays != 0 {
             mask = plays;
         }
-        let n = mask.count_ones();
-        if n == 0 {
-            return DRAW;
-        }
-        nth_bit(mask, self.rng.random_range(0..n))
+        uniform(&mut self.rng, mask)
     }
     fn reset(&mut self, seed: u64) {
         self.rng = ChaCha8Rng::seed_from_u64(seed);

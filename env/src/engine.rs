@@ -376,6 +376,11 @@ impl<E: Events> Ctx<'_, E> {
         }
     }
 
+    /// C-8: with two players (and a direction of play) Reverse acts as Skip.
+    fn reverse_is_skip(&self) -> bool {
+        self.s.num_active() == 2 && !self.g.random_unit
+    }
+
     /// Who plays after `seat`: the next seat in the direction of play, or
     /// Flash's unit's uniform pick among all active players (F-1).
     #[inline]
@@ -697,7 +702,7 @@ impl<E: Events> Ctx<'_, E> {
                 self.after_skip(seat, victim, bonus);
             }
             Effect::Reverse => {
-                if self.s.num_active() == 2 && !self.g.random_unit {
+                if self.reverse_is_skip() {
                     // C-8: with two players Reverse acts as Skip.
                     let victim = self.next(from);
                     self.ev.skipped(victim as usize);
@@ -930,7 +935,7 @@ impl<E: Events> Ctx<'_, E> {
                 self.next(left)
             }
             Effect::Reverse => {
-                if self.s.num_active() == 2 && !self.g.random_unit {
+                if self.reverse_is_skip() {
                     self.ev.skipped(left as usize);
                     self.next(left)
                 } else {

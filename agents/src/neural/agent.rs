@@ -7,7 +7,7 @@
 //! observation version and sizes are checked when it is loaded, and
 //! [`check_compatible`] checks its rules and table size against a game.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -55,6 +55,45 @@ impl NeuralAgent {
     }
 }
 
+/// Masked argmax (or a sample) of one row of logits; the first legal action
+/// when the network failed or picked nothing legal.
+fn choose(
+    sample: bool,
+    rng: &mut ChaCha8Rng,
+    ok: bool,
+    logits: &[f32],
+    mask: &[bool],
+    legal: u128,
+) -> usize {
+    let pick = if !ok {
+        None
+    } else if sample {
+        sample_masked(logits, mask, rng).map(|(a, _)| a)
+    } else {
+        masked_argmax(logits, mask)
+    };
+    pick.filter(|&a| legal >> a & 1 == 1)
+        .unwrap_or(legal.trailing_zeros() as usize)
+}
+
+/// Writes one seat's observation and boolean mask; returns the legal-action bits.
+fn encode_row(game: &Game, state: &State, seat: usize, obs: &mut [f32], mask: &mut [bool]) -> u128 {
+    encode(game, state, seat, obs);
+    let m = game.legal_mask(state);
+    for (i, b) in mask.iter_mut().enumerate() {
+        *b = m >> i & 1 == 1;
+    }
+    m
+}
+
+/// Splits `<dir>?sample` into the directory and whether to sample.
+fn split_sample(path: &Path) -> (PathBuf, bool) {
+    match path.to_str().and_then(|s| s.strip_suffix("?sample")) {
+        Some(d) => (PathBuf::from(d), true),
+        None => (path.to_path_buf(), false),
+    }
+}
+
 impl Agent for NeuralAgent {
     fn name(&self) -> String {
         self.name.clone()
@@ -65,55 +104,41 @@ impl Agent for NeuralAgent {
         if m.count_ones() == 1 {
             return m.trailing_zeros() as usize;
         }
-        encode(game, state, seat, &mut self.obs);
-        for (i, b) in self.mask.iter_mut().enumerate() {
-            *b = m >> i & 1 == 1;
-        }
-        let first_legal = m.trailing_zeros() as usize;
-        if self
+        encode_row(game, state, seat, &mut self.obs, &mut self.mask);
+        let ok = self
             .policy
             .act_batch(&self.obs, &self.mask, 1, &mut self.logits)
-            .is_err()
-        {
-            return first_legal;
-        }
-        let pick = if self.sample {
-            sample_masked(&self.logits, &self.mask, &mut self.rng).map(|(a, _)| a)
-        } else {
-            masked_argmax(&self.logits, &self.mask)
-        };
-        pick.filter(|&a| m >> a & 1 == 1).unwrap_or(first_legal)
+            .is_ok();
+        choose(self.sample, &mut self.rng, ok, &self.logits, &self.mask, m)
     }
 
     fn act_batch(&mut self, game: &Game, states: &[&State], seats: &[usize], out: &mut [usize]) {
         let n = states.len();
         let mut obs = vec![0.0; n * OBS_SIZE];
         let mut mask = vec![false; n * NUM_ACTIONS];
+        let mut legal = Vec::with_capacity(n);
         for (i, (s, &seat)) in states.iter().zip(seats).enumerate() {
-            encode(game, s, seat, &mut obs[i * OBS_SIZE..(i + 1) * OBS_SIZE]);
-            let m = game.legal_mask(s);
-            for (j, b) in mask[i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS]
-                .iter_mut()
-                .enumerate()
-            {
-                *b = m >> j & 1 == 1;
-            }
+            let o = &mut obs[i * OBS_SIZE..(i + 1) * OBS_SIZE];
+            legal.push(encode_row(
+                game,
+                s,
+                seat,
+                o,
+                &mut mask[i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS],
+            ));
         }
         let mut logits = vec![0.0; n * NUM_ACTIONS];
         let ok = self.policy.act_batch(&obs, &mask, n, &mut logits).is_ok();
-        for i in 0..n {
+        for (i, (o, &m)) in out.iter_mut().zip(&legal).enumerate() {
             let row = i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS;
-            let m = game.legal_mask(states[i]);
-            let pick = if !ok {
-                None
-            } else if self.sample {
-                sample_masked(&logits[row.clone()], &mask[row], &mut self.rng).map(|(a, _)| a)
-            } else {
-                masked_argmax(&logits[row.clone()], &mask[row])
-            };
-            out[i] = pick
-                .filter(|&a| m >> a & 1 == 1)
-                .unwrap_or(m.trailing_zeros() as usize);
+            *o = choose(
+                self.sample,
+                &mut self.rng,
+                ok,
+                &logits[row.clone()],
+                &mask[row],
+                m,
+            );
         }
     }
 
@@ -124,11 +149,7 @@ impl Agent for NeuralAgent {
 
 /// Builds `checkpoint:<dir>` specs (greedy play; `<dir>?sample` samples from the policy).
 pub fn build_checkpoint(path: &Path, seed: u64) -> Result<Box<dyn Agent + Send>, AgentError> {
-    let text = path.to_string_lossy();
-    let (dir, sample) = match text.strip_suffix("?sample") {
-        Some(d) => (Path::new(d).to_path_buf(), true),
-        None => (path.to_path_buf(), false),
-    };
+    let (dir, sample) = split_sample(path);
     NeuralAgent::load(&dir, sample, seed)
         .map(|a| Box::new(a) as Box<dyn Agent + Send>)
         .map_err(|e| AgentError::Checkpoint {
@@ -146,12 +167,8 @@ pub fn register() {
 /// version and sizes and its rules name must match (a different table size is
 /// allowed — the observation is padded to 10 seats — and reported in the Ok value).
 pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, NeuralError> {
-    let dir = Path::new(
-        dir.to_str()
-            .and_then(|s| s.strip_suffix("?sample"))
-            .unwrap_or_else(|| dir.to_str().unwrap_or("")),
-    );
-    let meta = read_meta(dir)?;
+    let (dir, _) = split_sample(dir);
+    let meta = read_meta(&dir)?;
     meta.check_expected(EXPECTED)?;
     if meta.rules != game.rules().name {
         return Err(NeuralError::InvalidConfig(format!(
