@@ -20,6 +20,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ._core import NUM_ACTIONS, OBS_SIZE, Agent, Game
+from ._checks import check_choice, check_env_options
 
 __all__ = ["UnoAttackEnv"]
 
@@ -66,14 +67,8 @@ class UnoAttackEnv(gymnasium.Env):
             Agent(spec)  # validate now: a bad spec raises ValueError
         if seat != "random" and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
             raise ValueError(f"seat must be 0..{n - 1} or 'random', not {seat!r}")
-        if episode not in ("round", "match"):
-            raise ValueError(f'episode must be "round" or "match", not {episode!r}')
-        if reward not in ("win", "points"):
-            raise ValueError(f'reward must be "win" or "points", not {reward!r}')
-        if illegal_action not in ("lose", "raise"):
-            raise ValueError(f'illegal_action must be "lose" or "raise", not {illegal_action!r}')
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None")
+        check_env_options(episode, reward, render_mode, self.metadata["render_modes"])
+        check_choice("illegal_action", illegal_action, ("lose", "raise"))
         self._seat_arg = seat
         self.episode = episode
         self.reward_mode = reward

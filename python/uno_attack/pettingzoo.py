@@ -27,6 +27,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ._core import NUM_ACTIONS, OBS_SIZE, Game
+from ._checks import check_env_options
 
 __all__ = ["env", "raw_env"]
 
@@ -68,12 +69,7 @@ class raw_env(AECEnv):
     ) -> None:
         super().__init__()
         self.game = Game(rules, players)
-        if episode not in ("round", "match"):
-            raise ValueError(f'episode must be "round" or "match", not {episode!r}')
-        if reward not in ("win", "points"):
-            raise ValueError(f'reward must be "win" or "points", not {reward!r}')
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None")
+        check_env_options(episode, reward, render_mode, self.metadata["render_modes"])
         self.episode = episode
         self.reward_mode = reward
         self.render_mode = render_mode
