@@ -1,10 +1,17 @@
 """Batch-env throughput from Python: steps/s of ``uno_attack.VecEnv``.
 
-Each step picks a uniformly random legal action per game in numpy (random
-scores times the mask, argmax: vectorized, no per-env Python loop) and calls
+Each step picks a uniformly random legal action per game in numpy and calls
 ``env.step``; the Rust core writes observations and masks into the same numpy
-arrays every step with the GIL released. Also shown: ``step_random`` (actions
-picked in Rust) with and without observations.
+arrays every step with the GIL released. Two numpy samplers, both vectorized
+(no per-env Python loop):
+
+- ``mask argmax``: random scores times the mask, argmax over each row;
+- ``legal-id pick``: with ``VecEnv(..., legal_ids=True)`` Rust also writes each
+  game's legal action ids and their count, and numpy picks one with a single
+  index per game: ``ids[rows, (u * count).astype(intp)]``.
+
+Also shown: ``step_random`` (actions picked in Rust) with and without
+observations.
 
     python python/bench.py [--seconds 2] [--rules attack-2010] [--players 4]
 """
@@ -45,10 +52,10 @@ def main():
     args = ap.parse_args()
 
     print(f"{args.rules}, {args.players} players, {args.seconds:.0f} s per cell; steps/s (M)")
-    print(f"{'envs':>6} {'threads':>7} {'step(numpy actions)':>20} {'step_random':>12} {'step_random no-obs':>19}")
+    print(f"{'envs':>6} {'threads':>7} {'mask argmax':>12} {'legal-id pick':>14} {'step_random':>12} {'step_random no-obs':>19}")
     for n in args.envs:
         for t in args.threads:
-            env = ua.VecEnv(args.rules, args.players, num_envs=n, seed=0, threads=t)
+            env = ua.VecEnv(args.rules, args.players, num_envs=n, seed=0, threads=t, legal_ids=True)
             _, mask, _ = env.reset()
             rng = np.random.default_rng(0)
             # Random uint8 scores, drawn once into a pool of 16 tables and cycled:
@@ -62,10 +69,18 @@ def main():
                 np.multiply(pool[k[0]], mask, out=scores)  # the env's mask array, updated in place
                 env.step(scores.argmax(axis=1))
 
+            ids, count, rows = env.legal_ids, env.legal_count, np.arange(n)
+            u = np.empty(n, dtype=np.float32)
+
+            def legal_id_step():
+                rng.random(dtype=np.float32, out=u)
+                env.step(ids[rows, (u * count).astype(np.intp)])
+
             a = measure(numpy_step, args.seconds) * n / 1e6
+            p = measure(legal_id_step, args.seconds) * n / 1e6
             b = measure(lambda: env.step_random(), args.seconds) * n / 1e6
             c = measure(lambda: env.step_random(write_obs=False), args.seconds) * n / 1e6
-            print(f"{n:>6} {t:>7} {a:>20.2f} {b:>12.2f} {c:>19.2f}", flush=True)
+            print(f"{n:>6} {t:>7} {a:>12.2f} {p:>14.2f} {b:>12.2f} {c:>19.2f}", flush=True)
 
 
 if __name__ == "__main__":

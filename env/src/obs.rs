@@ -304,6 +304,20 @@ pub fn write_mask(m: u128, mask: &mut [u8]) {
     rest.copy_from_slice(&tail[..len]);
 }
 
+/// Writes the ids of the set bits of `m` in increasing order to the start of
+/// `ids` (at least `m.count_ones()` long) and returns how many there are.
+#[inline]
+pub fn write_legal_ids(m: u128, ids: &mut [u8]) -> u8 {
+    let mut bits = m;
+    let mut k = 0;
+    while bits != 0 {
+        ids[k] = bits.trailing_zeros() as u8;
+        bits &= bits - 1;
+        k += 1;
+    }
+    k as u8
+}
+
 /// Writes the full state as seen from `seat` (length at least [`ORACLE_SIZE`]):
 /// the observation, then every other hand by relative seat, then the launcher.
 pub fn encode_oracle(game: &Game, s: &State, seat: usize, out: &mut [f32]) {

@@ -13,7 +13,7 @@
 use crate::action::NUM_ACTIONS;
 use crate::error::{ActionError, ConfigError};
 use crate::game::{Game, MAX_PLAYERS};
-use crate::obs::{OBS_SIZE, encode, write_mask};
+use crate::obs::{OBS_SIZE, encode, write_legal_ids, write_mask};
 use crate::rules::Rules;
 use crate::state::{Phase, State};
 use serde::{Deserialize, Serialize};
@@ -87,6 +87,13 @@ pub struct BatchMut<'a> {
     pub episode_len: &'a mut [u32],
     /// Winner of the finished episode (-1 when none): `[n]`.
     pub winner: &'a mut [i32],
+    /// Optional (empty to skip): the legal action ids of the seat to act, in
+    /// increasing order, `[n, NUM_ACTIONS]`; only the first `legal_count[i]`
+    /// entries of a row are meaningful. Lets a caller pick a uniformly random
+    /// legal action with one index per game instead of a scan of the mask.
+    pub legal_ids: &'a mut [u8],
+    /// Optional (empty to skip, together with `legal_ids`): number of legal actions: `[n]`.
+    pub legal_count: &'a mut [u8],
 }
 
 impl BatchMut<'_> {
@@ -102,9 +109,17 @@ impl BatchMut<'_> {
             ("final_obs", self.final_obs.len(), n * OBS_SIZE),
             ("episode_len", self.episode_len.len(), n),
             ("winner", self.winner.len(), n),
+            ("legal_ids", self.legal_ids.len(), n * NUM_ACTIONS),
+            ("legal_count", self.legal_count.len(), n),
         ];
+        let optional = ["legal_ids", "legal_count"];
+        if self.legal_ids.is_empty() != self.legal_count.is_empty() {
+            return Err(ConfigError::Invalid(
+                "buffers `legal_ids` and `legal_count` must both be given or both be empty".into(),
+            ));
+        }
         for (name, got, want) in sizes {
-            if got != want {
+            if got != want && !(got == 0 && optional.contains(&name)) {
                 return Err(ConfigError::Invalid(format!(
                     "buffer `{name}` has {got} values, expected {want}"
                 )));
@@ -124,6 +139,8 @@ impl BatchMut<'_> {
         let (f1, f2) = self.final_obs.split_at_mut(k * OBS_SIZE);
         let (l1, l2) = self.episode_len.split_at_mut(k);
         let (w1, w2) = self.winner.split_at_mut(k);
+        let (i1, i2) = split_optional(self.legal_ids, k * NUM_ACTIONS);
+        let (c1, c2) = split_optional(self.legal_count, k);
         (
             BatchMut {
                 obs: o1,
@@ -136,6 +153,8 @@ impl BatchMut<'_> {
                 final_obs: f1,
                 episode_len: l1,
                 winner: w1,
+                legal_ids: i1,
+                legal_count: c1,
             },
             BatchMut {
                 obs: o2,
@@ -148,8 +167,19 @@ impl BatchMut<'_> {
                 final_obs: f2,
                 episode_len: l2,
                 winner: w2,
+                legal_ids: i2,
+                legal_count: c2,
             },
         )
+    }
+}
+
+/// Splits an optional buffer (empty stays empty on both sides).
+fn split_optional(b: &mut [u8], at: usize) -> (&mut [u8], &mut [u8]) {
+    if b.is_empty() {
+        (&mut [], &mut [])
+    } else {
+        b.split_at_mut(at)
     }
 }
 
@@ -176,6 +206,10 @@ pub struct Buffers {
     pub episode_len: Vec<u32>,
     /// See [`BatchMut::winner`].
     pub winner: Vec<i32>,
+    /// See [`BatchMut::legal_ids`] (empty unless made by [`Buffers::with_legal_ids`]).
+    pub legal_ids: Vec<u8>,
+    /// See [`BatchMut::legal_count`] (empty unless made by [`Buffers::with_legal_ids`]).
+    pub legal_count: Vec<u8>,
 }
 
 impl Buffers {
@@ -192,6 +226,17 @@ impl Buffers {
             final_obs: vec![0.0; n * OBS_SIZE],
             episode_len: vec![0; n],
             winner: vec![-1; n],
+            legal_ids: Vec::new(),
+            legal_count: Vec::new(),
+        }
+    }
+
+    /// Zeroed buffers for `n` games, including the legal-action id lists.
+    pub fn with_legal_ids(n: usize) -> Self {
+        Buffers {
+            legal_ids: vec![0; n * NUM_ACTIONS],
+            legal_count: vec![0; n],
+            ..Buffers::new(n)
         }
     }
 
@@ -208,6 +253,8 @@ impl Buffers {
             final_obs: &mut self.final_obs,
             episode_len: &mut self.episode_len,
             winner: &mut self.winner,
+            legal_ids: &mut self.legal_ids,
+            legal_count: &mut self.legal_count,
         }
     }
 }
@@ -261,6 +308,10 @@ pub struct VecEnv {
     states: Vec<State>,
     episodes: Vec<u64>,
     pickers: Vec<Picker>,
+    /// Legal-action mask of each game's current state, kept from the last
+    /// write so that `step` checks actions and `step_random` picks them
+    /// without recomputing it.
+    masks: Vec<u128>,
     pool: Option<rayon::ThreadPool>,
     threads: usize,
 }
@@ -295,10 +346,11 @@ impl VecEnv {
         } else {
             None
         };
-        let states = (0..num_envs)
+        let states: Vec<State> = (0..num_envs)
             .map(|i| game.new_state_on_stream(seed, i as u64))
             .collect();
         let pickers = (0..num_envs).map(|i| Picker::new(seed, i as u64)).collect();
+        let masks = states.iter().map(|s| game.legal_mask(s)).collect();
         Ok(VecEnv {
             game,
             config,
@@ -306,6 +358,7 @@ impl VecEnv {
             states,
             episodes: vec![0; num_envs],
             pickers,
+            masks,
             pool,
             threads,
         })
@@ -342,7 +395,7 @@ impl VecEnv {
     }
 
     /// Restarts every game from the base seed and writes the first observations.
-    pub fn reset(&mut self, out: BatchMut<'_>) -> Result<(), ConfigError> {
+    pub fn reset(&mut self, mut out: BatchMut<'_>) -> Result<(), ConfigError> {
         let n = self.num_envs();
         out.check(n)?;
         for i in 0..n {
@@ -357,13 +410,7 @@ impl VecEnv {
         out.winner.fill(-1);
         out.episode_len.fill(0);
         for (i, s) in self.states.iter().enumerate() {
-            write_current(
-                &self.game,
-                s,
-                &mut out.obs[i * OBS_SIZE..(i + 1) * OBS_SIZE],
-                &mut out.mask[i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS],
-            );
-            out.seat[i] = s.current as i32;
+            self.masks[i] = write_current(&self.game, s, &mut out, i, true);
         }
         Ok(())
     }
@@ -382,7 +429,7 @@ impl VecEnv {
         }
         for (i, (s, &a)) in self.states.iter().zip(actions).enumerate() {
             let a = a as usize;
-            if a >= NUM_ACTIONS || self.game.legal_mask(s) >> a & 1 == 0 {
+            if a >= NUM_ACTIONS || self.masks[i] >> a & 1 == 0 {
                 let mut probe = s.clone();
                 let err = self
                     .game
@@ -411,6 +458,7 @@ impl VecEnv {
             states: &mut self.states,
             episodes: &mut self.episodes,
             pickers: &mut self.pickers,
+            masks: &mut self.masks,
             out,
         };
         let ctx = StepCtx {
@@ -452,6 +500,7 @@ struct Chunk<'a> {
     states: &'a mut [State],
     episodes: &'a mut [u64],
     pickers: &'a mut [Picker],
+    masks: &'a mut [u128],
     out: BatchMut<'a>,
 }
 
@@ -461,6 +510,7 @@ impl<'a> Chunk<'a> {
         let (s1, s2) = self.states.split_at_mut(k);
         let (e1, e2) = self.episodes.split_at_mut(k);
         let (p1, p2) = self.pickers.split_at_mut(k);
+        let (m1, m2) = self.masks.split_at_mut(k);
         let (o1, o2) = self.out.split_at(k);
         (
             Chunk {
@@ -468,6 +518,7 @@ impl<'a> Chunk<'a> {
                 states: s1,
                 episodes: e1,
                 pickers: p1,
+                masks: m1,
                 out: o1,
             },
             Chunk {
@@ -475,6 +526,7 @@ impl<'a> Chunk<'a> {
                 states: s2,
                 episodes: e2,
                 pickers: p2,
+                masks: m2,
                 out: o2,
             },
         )
@@ -501,9 +553,34 @@ struct StepCtx<'a> {
     write_obs: bool,
 }
 
-fn write_current(game: &Game, s: &State, obs: &mut [f32], mask: &mut [u8]) {
-    encode(game, s, s.current as usize, obs);
-    write_mask(game.legal_mask(s), mask);
+/// Writes row `j` of the per-state outputs for `s` (seat to act, and with
+/// `write_obs` its observation, mask and, when asked for, legal-id list);
+/// returns the legal mask.
+fn write_current(
+    game: &Game,
+    s: &State,
+    out: &mut BatchMut<'_>,
+    j: usize,
+    write_obs: bool,
+) -> u128 {
+    let m = game.legal_mask(s);
+    out.seat[j] = s.current as i32;
+    if write_obs {
+        encode(
+            game,
+            s,
+            s.current as usize,
+            &mut out.obs[j * OBS_SIZE..(j + 1) * OBS_SIZE],
+        );
+        write_mask(m, &mut out.mask[j * NUM_ACTIONS..(j + 1) * NUM_ACTIONS]);
+    }
+    if !out.legal_count.is_empty() {
+        out.legal_count[j] = write_legal_ids(
+            m,
+            &mut out.legal_ids[j * NUM_ACTIONS..(j + 1) * NUM_ACTIONS],
+        );
+    }
+    m
 }
 
 /// Zero-sum rewards for the end of a round (or match), per seat.
@@ -545,7 +622,7 @@ pub fn terminal_rewards(
 }
 
 impl StepCtx<'_> {
-    fn run_chunk(&self, c: Chunk<'_>) {
+    fn run_chunk(&self, mut c: Chunk<'_>) {
         let game = self.game;
         let n_players = game.num_players();
         for j in 0..c.states.len() {
@@ -555,7 +632,7 @@ impl StepCtx<'_> {
             let a = match self.actions {
                 Actions::Given(v) => v[i] as usize,
                 Actions::Random => {
-                    let m = game.legal_mask(s);
+                    let m = c.masks[j];
                     let k = c.pickers[j].below(m.count_ones() as u64) as u32;
                     crate::game::select_bit(m, k) as usize
                 }
@@ -609,15 +686,7 @@ impl StepCtx<'_> {
                 c.episodes[j] += 1;
                 *s = game.new_state_on_stream(episode_seed(self.seed, c.episodes[j]), i as u64);
             }
-            c.out.seat[j] = s.current as i32;
-            if self.write_obs {
-                write_current(
-                    game,
-                    s,
-                    &mut c.out.obs[j * OBS_SIZE..(j + 1) * OBS_SIZE],
-                    &mut c.out.mask[j * NUM_ACTIONS..(j + 1) * NUM_ACTIONS],
-                );
-            }
+            c.masks[j] = write_current(game, s, &mut c.out, j, self.write_obs);
         }
     }
 }

@@ -68,7 +68,7 @@ fn vec_env_steps_with_auto_reset_do_not_allocate() {
         1,
     )
     .unwrap();
-    let mut buf = Buffers::new(n);
+    let mut buf = Buffers::with_legal_ids(n);
     env.reset(buf.batch()).unwrap();
     let mut actions = vec![0u32; n];
     let mut pickers: Vec<Picker> = (0..n as u64).map(|i| Picker::new(2, i)).collect();

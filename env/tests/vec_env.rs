@@ -28,7 +28,7 @@ fn mask_matches_engine_on_every_step() {
         for players in [2, 4, 7] {
             let n = 16;
             let mut env = VecEnv::new(config(preset, players), n, 3, 1).unwrap();
-            let mut buf = Buffers::new(n);
+            let mut buf = Buffers::with_legal_ids(n);
             env.reset(buf.batch()).unwrap();
             let mut pickers: Vec<Picker> = (0..n as u64).map(|i| Picker::new(9, i)).collect();
             let mut actions = vec![0u32; n];
@@ -39,6 +39,12 @@ fn mask_matches_engine_on_every_step() {
                         .filter(|&a| buf.mask[i * NUM_ACTIONS + a] == 1)
                         .collect();
                     assert_eq!(legal, row, "{preset} {players}");
+                    let k = buf.legal_count[i] as usize;
+                    let ids: Vec<usize> = buf.legal_ids[i * NUM_ACTIONS..i * NUM_ACTIONS + k]
+                        .iter()
+                        .map(|&a| a as usize)
+                        .collect();
+                    assert_eq!(legal, ids, "{preset} {players}: legal-id list");
                     assert_eq!(buf.seat[i], env.state(i).current_player().unwrap() as i32);
                     let mut obs = vec![0.0; OBS_SIZE];
                     encode(env.game(), env.state(i), buf.seat[i] as usize, &mut obs);
@@ -155,7 +161,7 @@ fn one_and_two_threads_give_identical_trajectories() {
         let run = |threads| {
             let n = 33;
             let mut env = VecEnv::new(config(preset, 4), n, 21, threads).unwrap();
-            let mut buf = Buffers::new(n);
+            let mut buf = Buffers::with_legal_ids(n);
             env.reset(buf.batch()).unwrap();
             let mut pickers: Vec<Picker> = (0..n as u64).map(|i| Picker::new(1, i)).collect();
             let mut actions = vec![0u32; n];
@@ -168,6 +174,7 @@ fn one_and_two_threads_give_identical_trajectories() {
                     buf.mask.clone(),
                     buf.rewards.clone(),
                     buf.terminated.clone(),
+                    buf.legal_ids.clone(),
                 ));
             }
             for _ in 0..300 {
@@ -177,6 +184,7 @@ fn one_and_two_threads_give_identical_trajectories() {
                     buf.mask.clone(),
                     buf.rewards.clone(),
                     buf.terminated.clone(),
+                    buf.legal_ids.clone(),
                 ));
             }
             trace
@@ -201,6 +209,16 @@ fn illegal_action_in_a_batch_changes_nothing() {
     assert_eq!(env.states(), &before[..]);
     let err = env.step(&[0, 1], buf.batch()).unwrap_err().to_string();
     assert!(err.contains("2 actions for 4 games"), "{err}");
+    // The optional legal-id buffers come as a pair of the right sizes.
+    let mut half = Buffers::with_legal_ids(n);
+    half.legal_count.clear();
+    let err = env.step(&actions, half.batch()).unwrap_err().to_string();
+    assert!(err.contains("legal_ids") && err.contains("both"), "{err}");
+    let mut short = Buffers::with_legal_ids(n);
+    short.legal_ids.pop();
+    let err = env.step(&actions, short.batch()).unwrap_err().to_string();
+    assert!(err.contains("buffer `legal_ids`"), "{err}");
+    assert_eq!(env.states(), &before[..]);
     assert!(VecEnv::new(config("classic", 11), 1, 0, 1).is_err());
 }
 

@@ -743,6 +743,8 @@ struct Arrays {
     final_obs: Py<PyArray2<f32>>,
     episode_len: Py<PyArray1<u32>>,
     winner: Py<PyArray1<i32>>,
+    legal_ids: Py<PyArray2<u8>>,
+    legal_count: Py<PyArray1<u8>>,
 }
 
 /// A batch of games stepped together in Rust (auto-reset; see the Python docs).
@@ -775,6 +777,12 @@ impl PyVecEnv {
             .try_readwrite()
             .map_err(value_error)?;
         let mut winner = a.winner.bind(py).try_readwrite().map_err(value_error)?;
+        let mut legal_ids = a.legal_ids.bind(py).try_readwrite().map_err(value_error)?;
+        let mut legal_count = a
+            .legal_count
+            .bind(py)
+            .try_readwrite()
+            .map_err(value_error)?;
         let batch = BatchMut {
             obs: obs.as_slice_mut().map_err(value_error)?,
             mask: mask.as_slice_mut().map_err(value_error)?,
@@ -786,6 +794,8 @@ impl PyVecEnv {
             final_obs: final_obs.as_slice_mut().map_err(value_error)?,
             episode_len: episode_len.as_slice_mut().map_err(value_error)?,
             winner: winner.as_slice_mut().map_err(value_error)?,
+            legal_ids: legal_ids.as_slice_mut().map_err(value_error)?,
+            legal_count: legal_count.as_slice_mut().map_err(value_error)?,
         };
         let env = &mut self.env;
         let actions = &self.scratch[..];
@@ -826,6 +836,11 @@ impl PyVecEnv {
         {
             return self.fill_scratch(s.iter().map(|&v| v as i64), n);
         }
+        if let Ok(arr) = actions.extract::<PyReadonlyArray1<'_, u8>>()
+            && let Ok(s) = arr.as_slice()
+        {
+            return self.fill_scratch(s.iter().map(|&v| v as i64), n);
+        }
         let np = actions.py().import("numpy")?;
         let conv = np
             .call_method1("ascontiguousarray", (actions, "int64"))
@@ -856,10 +871,10 @@ impl PyVecEnv {
 #[pymethods]
 impl PyVecEnv {
     /// `VecEnv(rules="attack-2010", players=4, num_envs=1024, seed=0, threads=1,
-    /// episode="round", reward="win")`.
+    /// episode="round", reward="win", legal_ids=False)`.
     #[new]
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (rules = None, players = 4, num_envs = 1024, seed = 0, threads = 1, episode = "round", reward = "win"))]
+    #[pyo3(signature = (rules = None, players = 4, num_envs = 1024, seed = 0, threads = 1, episode = "round", reward = "win", legal_ids = false))]
     fn new(
         py: Python<'_>,
         rules: Option<&Bound<'_, PyAny>>,
@@ -869,6 +884,7 @@ impl PyVecEnv {
         threads: usize,
         episode: &str,
         reward: &str,
+        legal_ids: bool,
     ) -> PyResult<Self> {
         let rules = match rules {
             Some(r) => rules_from_py(r)?,
@@ -886,6 +902,8 @@ impl PyVecEnv {
         let env = VecEnv::new(config, num_envs, seed, threads).map_err(value_error)?;
         let n = num_envs;
         let winner = PyArray1::<i32>::from_vec(py, vec![-1; n]);
+        // The legal-id lists are optional: zero rows turn them off.
+        let ln = if legal_ids { n } else { 0 };
         let arrays = Arrays {
             obs: PyArray2::zeros(py, [n, OBS_SIZE], false).unbind(),
             mask: PyArray2::zeros(py, [n, NUM_ACTIONS], false).unbind(),
@@ -897,6 +915,8 @@ impl PyVecEnv {
             final_obs: PyArray2::zeros(py, [n, OBS_SIZE], false).unbind(),
             episode_len: PyArray1::zeros(py, n, false).unbind(),
             winner: winner.unbind(),
+            legal_ids: PyArray2::zeros(py, [ln, NUM_ACTIONS], false).unbind(),
+            legal_count: PyArray1::zeros(py, ln, false).unbind(),
         };
         Ok(PyVecEnv {
             env,
@@ -1051,6 +1071,20 @@ impl PyVecEnv {
     #[getter]
     fn winner<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
         self.arrays.winner.bind(py).clone()
+    }
+
+    /// Legal action ids of the seat to act, in increasing order: uint8 [n, 98];
+    /// only the first `legal_count[i]` entries of row `i` are meaningful.
+    /// Written only when made with `legal_ids=True` (else shape [0, 98]).
+    #[getter]
+    fn legal_ids<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<u8>> {
+        self.arrays.legal_ids.bind(py).clone()
+    }
+
+    /// Number of legal actions of the seat to act: uint8 [n] (with `legal_ids=True`).
+    #[getter]
+    fn legal_count<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u8>> {
+        self.arrays.legal_count.bind(py).clone()
     }
 
     fn __repr__(&self) -> String {

@@ -142,3 +142,25 @@ def test_step_random_without_obs():
     for _ in range(100):
         env.step_random(write_obs=False)
     assert env.episode_len.max() > 0
+
+
+def test_legal_id_lists_match_the_mask_and_sample_in_numpy():
+    env = ua.VecEnv("attack-2010", 4, num_envs=64, seed=9, threads=2, legal_ids=True)
+    _, mask, _ = env.reset()
+    ids, count = env.legal_ids, env.legal_count
+    assert ids.shape == (64, 98) and ids.dtype == np.uint8 and count.dtype == np.uint8
+    rng = np.random.default_rng(3)
+    rows = np.arange(64)
+    for _ in range(300):
+        for i in range(64):
+            k = int(count[i])
+            assert list(ids[i, :k]) == list(np.flatnonzero(mask[i])), i
+        # uniform legal action per game: one index per row, no scan of the mask
+        pick = ids[rows, (rng.random(64) * count).astype(np.intp)]
+        assert (mask[rows, pick] == 1).all()
+        _, mask, _, _, _, _ = env.step(pick)  # uint8 actions are accepted
+        assert env.legal_ids is ids  # same buffer every step
+    off = ua.VecEnv("attack-2010", 4, num_envs=8)
+    assert off.legal_ids.shape == (0, 98) and off.legal_count.shape == (0,)
+    off.reset()
+    off.step_random()

@@ -147,6 +147,7 @@ class VecEnv:
         threads: int = 1,
         episode: str = "round",
         reward: str = "win",
+        legal_ids: bool = False,
     ) -> None: ...
     def reset(self) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.uint8], npt.NDArray[np.int32]]: ...
     def step(self, actions: Union[npt.NDArray[np.integer], Sequence[int]]) -> StepResult: ...
@@ -181,3 +182,9 @@ class VecEnv:
     def episode_len(self) -> npt.NDArray[np.uint32]: ...
     @property
     def winner(self) -> npt.NDArray[np.int32]: ...
+    @property
+    def legal_ids(self) -> npt.NDArray[np.uint8]:
+        """Legal action ids, ascending, [n, 98]; first legal_count[i] of row i valid ([0, 98] unless legal_ids=True)."""
+    @property
+    def legal_count(self) -> npt.NDArray[np.uint8]:
+        """Number of legal actions [n] ([0] unless legal_ids=True)."""
