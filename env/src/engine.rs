@@ -341,10 +341,12 @@ impl<E: Events> Ctx<'_, E> {
                     self.s.uno_called |= 1 << seat;
                     self.ev.uno(seat as usize, true, false);
                 } else {
-                    let caught = self
+                    let drawn = self
                         .s
                         .rng
                         .chance(self.g.rules().options.catch_probability as f32);
+                    // An interactive game may impose the real catch (C-4).
+                    let caught = self.ev.uno_caught(seat as usize, drawn);
                     self.ev.uno(seat as usize, false, caught);
                     if caught {
                         self.take(seat, self.g.rules().options.uno_penalty, false);
@@ -773,7 +775,14 @@ impl<E: Events> Ctx<'_, E> {
             Effect::Slap { n } => {
                 let others = self.s.active & !(1 << seat);
                 let k = self.s.rng.below(others.count_ones());
-                let loser = select_bit(others as u128, k) as u8;
+                let drawn = select_bit(others as u128, k) as usize;
+                // F-7: an interactive game may impose the real race's loser.
+                let chosen = self.ev.slap_loser(others, drawn);
+                let loser = if chosen < 16 && others >> chosen & 1 == 1 {
+                    chosen as u8
+                } else {
+                    drawn as u8
+                };
                 self.ev.slap(loser as usize);
                 self.take(loser, n, false);
                 let next = self.next(from);

@@ -43,6 +43,21 @@ pub trait Events {
     fn start_card(&mut self, _face: Face) {}
     /// The round ended; `winner` is `None` when it was cut short.
     fn round_over(&mut self, _winner: Option<usize>, _points: u32) {}
+
+    /// F-7: the slowest seat of a SLAP race. `racers` is the bit set of seats
+    /// in the race and `drawn` the engine's reaction-model pick (already drawn
+    /// from the state's generator, so the chance stream is the same either
+    /// way). An interactive game returns the real race's loser; a seat that is
+    /// not a racer is ignored (`drawn` stands).
+    fn slap_loser(&mut self, _racers: u16, drawn: usize) -> usize {
+        drawn
+    }
+    /// C-4: whether `seat`, who did not call UNO, is caught. `drawn` is the
+    /// engine's draw with `catch_probability` (already made); an interactive
+    /// game may impose the real catch instead.
+    fn uno_caught(&mut self, _seat: usize, drawn: bool) -> bool {
+        drawn
+    }
 }
 
 impl Events for () {}
@@ -99,9 +114,48 @@ pub enum Event {
     RoundOver { winner: Option<usize>, points: u32 },
 }
 
-/// Records every event as an [`Event`] value.
+/// Outcomes of the reaction races (F-7 SLAP, C-4 UNO catch) decided outside
+/// the engine — by a person at the keyboard, or read back from a transcript —
+/// and imposed on the next step by an [`EventLog`]. `None` keeps the engine's draw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Imposed {
+    /// The SLAP race's slowest seat.
+    pub slap_loser: Option<usize>,
+    /// Whether the player who did not call UNO is caught.
+    pub uno_caught: Option<bool>,
+}
+
+impl Imposed {
+    /// The race outcomes recorded in `events` (a transcript step), to replay
+    /// them exactly.
+    pub fn from_events(events: &[Event]) -> Imposed {
+        let mut out = Imposed::default();
+        for e in events {
+            match *e {
+                Event::Slap { loser } => out.slap_loser = Some(loser),
+                Event::Uno {
+                    called: false,
+                    caught,
+                    ..
+                } => out.uno_caught = Some(caught),
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+/// Records every event as an [`Event`] value (`.0`), imposing the race
+/// outcomes in `.1` (none by default).
 #[derive(Clone, Debug, Default)]
-pub struct EventLog(pub Vec<Event>);
+pub struct EventLog(pub Vec<Event>, pub Imposed);
+
+impl EventLog {
+    /// An empty log that imposes `outcomes` on the step it records.
+    pub fn imposing(outcomes: Imposed) -> EventLog {
+        EventLog(Vec::new(), outcomes)
+    }
+}
 
 impl Events for EventLog {
     fn played(&mut self, seat: usize, face: Face) {
@@ -165,5 +219,11 @@ impl Events for EventLog {
     }
     fn round_over(&mut self, winner: Option<usize>, points: u32) {
         self.0.push(Event::RoundOver { winner, points });
+    }
+    fn slap_loser(&mut self, _racers: u16, drawn: usize) -> usize {
+        self.1.slap_loser.unwrap_or(drawn) // the engine ignores a non-racer
+    }
+    fn uno_caught(&mut self, _seat: usize, drawn: bool) -> bool {
+        self.1.uno_caught.unwrap_or(drawn)
     }
 }

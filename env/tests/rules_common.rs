@@ -7,7 +7,8 @@ mod common;
 use common::*;
 use uno_env::rules::{Scoring, UnoCall};
 use uno_env::{
-    ActionError, ConfigError, Event, Face, Game, Kind, NUM_ACTIONS, PRESETS, Phase, Rules, Scenario,
+    ActionError, ConfigError, Event, EventLog, Face, Game, Imposed, Kind, NUM_ACTIONS, PRESETS,
+    Phase, Rules, Scenario,
 };
 
 // ----- editions ------------------------------------------------------------
@@ -295,6 +296,29 @@ fn c4_explicit_uno_not_called_never_caught_at_probability_zero() {
         assert_eq!(s.hand_len(0), 1);
         assert!(presses(&ev, 0).is_empty());
         expect_turn(&s, 1, Phase::Play);
+    }
+}
+
+#[test]
+fn c4_an_interactive_game_imposes_the_real_catch() {
+    // C-4 with a person at the table: whether the silent player is caught is
+    // decided by the real catch (a key press), not by `catch_probability`.
+    for (p, imposed) in [(1.0, false), (0.0, true)] {
+        let g = explicit_uno("attack-1999", p);
+        let mut s = build(&g, &scenario(&[&["R7", "R8"], &["G1"], &["B1"]], "R5", 0));
+        run(&g, &mut s, &["play:R7"]);
+        let mut log = EventLog::imposing(Imposed {
+            slap_loser: None,
+            uno_caught: Some(imposed),
+        });
+        g.apply_with(&mut s, id("no-uno"), &mut log).unwrap();
+        assert!(log.0.contains(&Event::Uno {
+            seat: 0,
+            called: false,
+            caught: imposed
+        }));
+        assert_eq!(s.hand_len(0), if imposed { 3 } else { 1 });
+        assert_eq!(Imposed::from_events(&log.0).uno_caught, Some(imposed));
     }
 }
 

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use uno_env::{Event, EventLog, Game, Kind, Phase, Rules, State};
+use uno_env::{Event, EventLog, Game, Imposed, Kind, Phase, Rules, State};
 
 fn flash(players: usize) -> Game {
     Game::new(Rules::preset("flash").unwrap(), players).unwrap()
@@ -439,6 +439,49 @@ fn f7_slap_slowest_opponent_draws_two_uniformly() {
         losers[1..].iter().all(|&c| (850..1150).contains(&c)),
         "{losers:?}"
     );
+}
+
+#[test]
+fn f7_an_interactive_game_imposes_the_real_race_loser() {
+    // F-7: "an interactive game times the real race": the timed loser is
+    // imposed; the chance stream is the same as with the engine's own pick.
+    let g = flash(4);
+    let sc = seeded(&[&["R-slap", "R8"], &["G1"], &["B1"], &["Y1"]], "R5", 0, 7);
+    let drawn = {
+        let mut s = build(&g, &sc);
+        let ev = run(&g, &mut s, &["play:R-slap"]);
+        ev.iter()
+            .find_map(|e| match e {
+                Event::Slap { loser } => Some(*loser),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let imposed = if drawn == 3 { 1 } else { 3 };
+    let mut s = build(&g, &sc);
+    let mut log = EventLog::imposing(Imposed {
+        slap_loser: Some(imposed),
+        uno_caught: None,
+    });
+    g.apply_with(&mut s, id("play:R-slap"), &mut log).unwrap();
+    assert!(log.0.contains(&Event::Slap { loser: imposed }));
+    assert_eq!(s.hand_len(imposed), 3, "the imposed loser draws two");
+    assert_eq!(s.hand_len(drawn), 1);
+    g.check_invariants(&s).unwrap();
+    // Replaying the recorded outcome gives the same state.
+    let mut again = build(&g, &sc);
+    let mut replay = EventLog::imposing(Imposed::from_events(&log.0));
+    g.apply_with(&mut again, id("play:R-slap"), &mut replay)
+        .unwrap();
+    assert_eq!(again, s);
+    // The player who slapped down the card is not in the race: imposing them is ignored.
+    let mut s = build(&g, &sc);
+    let mut log = EventLog::imposing(Imposed {
+        slap_loser: Some(0),
+        uno_caught: None,
+    });
+    g.apply_with(&mut s, id("play:R-slap"), &mut log).unwrap();
+    assert!(log.0.contains(&Event::Slap { loser: drawn }));
 }
 
 // ----- F-8 -----------------------------------------------------------------
