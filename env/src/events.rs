@@ -65,7 +65,7 @@ impl Events for () {}
 /// An event, as a value (what [`EventLog`] records). Fields are as documented
 /// on the matching [`Events`] method.
 #[allow(missing_docs)]
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "event", rename_all = "kebab-case")]
 pub enum Event {
     /// See [`Events::played`].

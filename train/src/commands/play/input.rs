@@ -37,7 +37,7 @@ pub enum Intent {
     No,
     /// `r`, `y`, `g`, `b` in the colour picker.
     Colour(Colour),
-    /// `c`: challenge a Wild Draw Four.
+    /// `c`: challenge a Wild Draw Four; catch a bot that did not call UNO.
     Challenge,
     /// `a`: accept it.
     Accept,
@@ -104,6 +104,7 @@ pub const HELP: &[&str] = &[
     "  n             do not call UNO; next round when a round is over",
     "  r y g b       name a colour in the colour picker",
     "  c / a         challenge / accept a Wild Draw Four",
+    "  c             catch a bot that did not call UNO (explicit UNO)",
     "  space         SLAP when the race starts",
     "  PgUp / PgDn   scroll the log",
     "  ?             this help (Esc closes it)",

@@ -50,6 +50,14 @@ pub struct Args {
     /// Milliseconds you have to call UNO once on one card (explicit UNO); 0 = no limit.
     #[arg(long, default_value_t = 3000)]
     pub uno_window_ms: u64,
+    /// A bot's mean SLAP reaction time in ms (each race draws 0.6–1.4 × this);
+    /// you race them with the space key (F-7).
+    #[arg(long, default_value_t = 600)]
+    pub bot_reaction_ms: u64,
+    /// Probability that a bot forgets to call UNO when `uno_call = explicit`
+    /// (then you may catch it with `c`).
+    #[arg(long, default_value_t = 0.3)]
+    pub bot_forgets_uno: f64,
     /// Milliseconds of launcher suspense when you press.
     #[arg(long, default_value_t = 700)]
     pub anim_ms: u64,
@@ -97,6 +105,12 @@ pub fn run(a: Args) -> CmdResult {
     {
         return Err(format!(
             "--timer-secs must be a non-negative number, got {t}"
+        ));
+    }
+    if !(0.0..=1.0).contains(&a.bot_forgets_uno) {
+        return Err(format!(
+            "--bot-forgets-uno must be a probability in [0, 1], got {}",
+            a.bot_forgets_uno
         ));
     }
     let choice = bots::resolve(a.bot.as_deref(), &game, &a.rules)?;

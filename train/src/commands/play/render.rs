@@ -28,6 +28,11 @@ pub enum Overlay {
     },
     /// The SLAP race.
     Slap,
+    /// A bot did not call UNO: catch it.
+    Catch {
+        /// The bot's name.
+        who: String,
+    },
     /// A choice (colour, target, challenge, UNO) among these action ids.
     Picker {
         /// Action ids.
@@ -112,7 +117,20 @@ pub fn draw(f: &mut Frame, v: &View) {
         Overlay::None => {}
         Overlay::Help => draw_help(f, area),
         Overlay::RoundOver { more } => draw_round_over(f, area, v, *more),
-        Overlay::Slap => draw_slap(f, area),
+        Overlay::Slap => race_popup(
+            f,
+            area,
+            " SLAP race ",
+            "SLAP!  Press SPACE now!",
+            "The slowest to slap draws two (F-7); the bots are racing too.",
+        ),
+        Overlay::Catch { who } => race_popup(
+            f,
+            area,
+            " Catch! ",
+            &format!("{who} did not call UNO!  Press c now!"),
+            "Catch them before the next turn and they take the penalty (C-4).",
+        ),
         Overlay::Picker { items, selected } => draw_picker(f, area, v, items, *selected),
     }
 }
@@ -375,17 +393,17 @@ fn draw_help(f: &mut Frame, area: Rect) {
     popup(f, area, " Help ", lines, 72);
 }
 
-fn draw_slap(f: &mut Frame, area: Rect) {
+fn race_popup(f: &mut Frame, area: Rect, title: &str, call: &str, note: &str) {
     let lines = vec![
         Line::styled(
-            "SLAP!  Press SPACE now!",
+            call.to_string(),
             Style::default()
                 .fg(Color::LightRed)
                 .add_modifier(Modifier::BOLD),
         ),
-        Line::from("(your time is shown; the engine's F-7 reaction model picks the slowest)"),
+        Line::from(note.to_string()),
     ];
-    popup(f, area, " SLAP race ", lines, 76);
+    popup(f, area, title, lines, 76);
 }
 
 fn draw_round_over(f: &mut Frame, area: Rect, v: &View, more: bool) {

@@ -10,7 +10,17 @@ use super::session::{prompt, round_intro};
 use super::transcript::Transcript;
 use crossterm::event::{self, Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
 use std::time::Duration;
-use uno_env::{EventLog, Game, Rules, State};
+use uno_env::{Event, EventLog, Game, Imposed, Rules, State};
+
+/// The race outcomes in a step's recorded events (JSON): the SLAP loser and
+/// whether a silent UNO was caught.
+fn recorded_races(events: &[serde_json::Value]) -> Imposed {
+    let events: Vec<Event> = events
+        .iter()
+        .filter_map(|e| serde_json::from_value(e.clone()).ok())
+        .collect();
+    Imposed::from_events(&events)
+}
 
 /// A transcript rebuilt into positions.
 pub struct Replay {
@@ -52,7 +62,8 @@ impl Replay {
         ];
         let mut frames = vec![(s.clone(), log.len())];
         for (i, step) in t.steps.iter().enumerate() {
-            let mut ev = EventLog::default();
+            // Races decided at the table (SLAP, UNO catch) are replayed as recorded.
+            let mut ev = EventLog::imposing(recorded_races(&step.events));
             let res = match step.kind.as_str() {
                 "action" => {
                     let a = step.action.ok_or_else(|| {

@@ -5,9 +5,28 @@ use super::bots::{BotChoice, build_seats};
 use super::narrate::{Names, narrate};
 use super::transcript::{FORMAT, Step, Transcript};
 use super::{Args, cards};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use std::path::PathBuf;
 use uno_agents::Agent;
-use uno_env::{Event, EventLog, Game, Phase, State, action_name};
+use uno_env::action::{CALL_UNO, NO_UNO};
+use uno_env::rules::UnoCall;
+use uno_env::{Event, EventLog, Game, Imposed, Phase, State, action_name};
+
+/// A reaction race the human takes part in, found by previewing an action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Race {
+    /// F-7: the action makes a SLAP; the opponents of `slapper` race.
+    Slap {
+        /// The seat whose card is the SLAP.
+        slapper: usize,
+    },
+    /// C-4: `seat` (a bot) plays on without calling UNO; you may catch them.
+    Catch {
+        /// The silent bot.
+        seat: usize,
+    },
+}
 
 /// One match at the table: you, the bots, the log and the transcript.
 pub struct Session {
@@ -33,6 +52,12 @@ pub struct Session {
     pub last_events: Vec<Event>,
     /// Stop after this many rounds (0 = the whole match).
     pub max_rounds: usize,
+    /// The bots' simulated reactions (SLAP times, forgotten UNO calls).
+    reactions: ChaCha8Rng,
+    /// A bot's mean SLAP reaction time, in ms.
+    bot_reaction_ms: u64,
+    /// Probability that a bot forgets to call UNO (explicit UNO only).
+    forget_uno: f64,
 }
 
 impl Session {
@@ -67,6 +92,9 @@ impl Session {
             bot_note: choice.note.clone(),
             last_events: Vec::new(),
             max_rounds: a.rounds,
+            reactions: ChaCha8Rng::seed_from_u64(a.seed ^ 0x51A9_5EED),
+            bot_reaction_ms: a.bot_reaction_ms,
+            forget_uno: a.bot_forgets_uno,
         };
         s.log.push(format!(
             "{} · {} players · seed {} · {}",
@@ -105,13 +133,21 @@ impl Session {
         self.game.legal_mask(&self.state)
     }
 
-    /// The current seat takes `action`; an illegal one is refused with the engine's reason.
+    /// The current seat takes `action`; an illegal one is refused with the
+    /// engine's reason. A race it starts that you are not in (a SLAP you
+    /// play) is decided by the bots' simulated reactions.
     pub fn act(&mut self, action: usize) -> Result<(), String> {
+        let imposed = self.bots_only_race(action);
+        self.act_imposed(action, imposed)
+    }
+
+    /// [`act`](Self::act), with race outcomes decided at the table imposed.
+    pub fn act_imposed(&mut self, action: usize, imposed: Imposed) -> Result<(), String> {
         let seat = self
             .state
             .current_player()
             .ok_or_else(|| "the round is over".to_string())?;
-        let mut ev = EventLog::default();
+        let mut ev = EventLog::imposing(imposed);
         self.game
             .apply_with(&mut self.state, action, &mut ev)
             .map_err(|e| e.to_string())?;
@@ -125,18 +161,152 @@ impl Session {
         Ok(())
     }
 
-    /// The bot to move picks and plays its action; returns it.
-    pub fn bot_step(&mut self) -> Option<usize> {
+    /// The action the bot to move picks (not yet played). With explicit UNO
+    /// a bot forgets to call with probability `--bot-forgets-uno`.
+    pub fn bot_choice(&mut self) -> Option<usize> {
         let seat = self.state.current_player()?;
         let bot = self.bots.get_mut(seat)?.as_mut()?;
         let a = bot.act(&self.game, &self.state, seat);
-        match self.act(a) {
-            Ok(()) => Some(a),
+        if a == CALL_UNO && self.reactions.random::<f64>() < self.forget_uno {
+            return Some(NO_UNO);
+        }
+        Some(a)
+    }
+
+    /// Plays a bot's chosen action with race outcomes imposed; false (and a
+    /// log line) if the engine refused it.
+    fn bot_play(&mut self, a: usize, imposed: Imposed) -> bool {
+        match self.act_imposed(a, imposed) {
+            Ok(()) => true,
             Err(e) => {
                 self.log.push(format!("(bot error: {e})"));
-                None
+                false
             }
         }
+    }
+
+    /// The bot to move picks and plays its action, without you in any race
+    /// (line mode: a race you are in keeps the engine's reaction model, F-7,
+    /// and catches are the engine's `catch_probability`, C-4); returns it.
+    pub fn bot_step(&mut self) -> Option<usize> {
+        let a = self.bot_choice()?;
+        self.bot_play_unraced(a).then_some(a)
+    }
+
+    /// Plays a bot's chosen action, any race in it decided without you.
+    pub fn bot_play_unraced(&mut self, a: usize) -> bool {
+        let imposed = self.bots_only_race(a);
+        self.bot_play(a, imposed)
+    }
+
+    /// The race `action` by the current seat starts, if any, found by playing
+    /// it on a copy of the position.
+    pub fn race_of(&self, action: usize) -> Option<Race> {
+        let actor = self.state.current_player()?;
+        let mut probe = self.state.clone();
+        let mut ev = EventLog::default();
+        self.game.apply_with(&mut probe, action, &mut ev).ok()?;
+        ev.0.iter().find_map(|e| match *e {
+            Event::Slap { .. } => Some(Race::Slap { slapper: actor }),
+            Event::Uno {
+                seat,
+                called: false,
+                ..
+            } if seat != self.human => Some(Race::Catch { seat }),
+            _ => None,
+        })
+    }
+
+    /// True when the human races in `race` (an opponent in a SLAP; anyone
+    /// at the table may catch a silent bot).
+    pub fn human_races(&self, race: Race) -> bool {
+        match race {
+            Race::Slap { slapper } => slapper != self.human && self.state.is_active(self.human),
+            Race::Catch { .. } => self.game.rules().options.uno_call == UnoCall::Explicit,
+        }
+    }
+
+    /// The simulated SLAP reaction times of the bots racing against `slapper`, in ms.
+    pub fn bot_reactions(&mut self, slapper: usize) -> Vec<(usize, u64)> {
+        let mean = self.bot_reaction_ms as f64;
+        (0..self.state.num_players())
+            .filter(|&p| p != slapper && p != self.human && self.state.is_active(p))
+            .map(|p| {
+                (
+                    p,
+                    (mean * self.reactions.random_range(0.6..1.4)).round() as u64,
+                )
+            })
+            .collect()
+    }
+
+    /// The outcome of a race the human is not in: the slowest simulated bot
+    /// in a SLAP; the engine's `catch_probability` for a catch.
+    fn bots_only_race(&mut self, action: usize) -> Imposed {
+        match self.race_of(action) {
+            Some(Race::Slap { slapper }) if !self.human_races(Race::Slap { slapper }) => {
+                let times = self.bot_reactions(slapper);
+                let loser = slowest(&times, None);
+                self.log.push(race_line(&self.names, &times, None));
+                Imposed {
+                    slap_loser: loser,
+                    uno_caught: None,
+                }
+            }
+            _ => Imposed::default(),
+        }
+    }
+
+    /// Plays a bot's SLAP with the race decided by your reaction (`None`: no
+    /// key in time) against the bots' simulated times; the slowest draws (F-7).
+    pub fn finish_slap(&mut self, action: usize, slapper: usize, human_ms: Option<u64>) -> bool {
+        let times = self.bot_reactions(slapper);
+        let loser = slowest(&times, Some((self.human, human_ms)));
+        let line = race_line(&self.names, &times, Some(human_ms));
+        let ok = self.bot_play(
+            action,
+            Imposed {
+                slap_loser: loser,
+                uno_caught: None,
+            },
+        );
+        if ok {
+            // The race line goes before the step's own lines ("… slowest: …").
+            let at = self.log.len() - self.transcript.steps.last().map_or(0, |s| s.log.len());
+            self.log.insert(at, line);
+            if let Some(step) = self.transcript.steps.last_mut() {
+                step.slap_ms = human_ms;
+            }
+        }
+        ok
+    }
+
+    /// Plays a bot's silent last-but-one card with the catch decided at the
+    /// table (C-4): caught if you pressed the catch key in time; otherwise
+    /// the other bots catch by `catch_probability` (none in a 2-player game).
+    pub fn finish_catch(&mut self, action: usize, seat: usize, you_caught: bool) -> bool {
+        let other_bots = (0..self.state.num_players())
+            .any(|p| p != seat && p != self.human && self.state.is_active(p));
+        let uno_caught = if you_caught {
+            Some(true)
+        } else if other_bots {
+            None
+        } else {
+            Some(false)
+        };
+        if you_caught {
+            self.log.push(format!(
+                "You caught {} not calling UNO!",
+                self.names.subj(seat)
+            ));
+        }
+        self.bot_play(
+            action,
+            Imposed {
+                slap_loser: None,
+                uno_caught,
+            },
+        )
     }
 
     /// F-3: the current player ran out of time.
@@ -211,38 +381,6 @@ impl Session {
         }
     }
 
-    /// The seat that must race in a SLAP just played, if the human is among
-    /// the opponents (the engine has already resolved it: F-7's reaction model).
-    pub fn slap_race(&self) -> Option<usize> {
-        let mut player = None;
-        for e in &self.last_events {
-            match e {
-                Event::Played { seat, .. } => player = Some(*seat),
-                Event::Slap { loser } if player != Some(self.human) => return Some(*loser),
-                _ => {}
-            }
-        }
-        None
-    }
-
-    /// Notes the human's SLAP reaction on the last step (display only).
-    pub fn note_slap(&mut self, ms: Option<u64>, loser: usize) {
-        let text = match ms {
-            Some(ms) => format!(
-                "Your SLAP: {ms} ms. The engine's reaction model (F-7) picked {} as slowest.",
-                self.names.subj(loser)
-            ),
-            None => format!(
-                "You did not slap in time. The engine's reaction model (F-7) picked {} as slowest.",
-                self.names.subj(loser)
-            ),
-        };
-        self.log.push(text);
-        if let Some(step) = self.transcript.steps.last_mut() {
-            step.slap_ms = ms;
-        }
-    }
-
     /// Writes the transcript, if a path was given.
     pub fn save(&mut self) -> Result<(), String> {
         match &self.transcript_path {
@@ -256,6 +394,32 @@ impl Session {
         prompt(&self.game, &self.state, self.human, &self.names)
     }
 }
+/// The slowest racer: the bot with the longest time, or you (`you`: your
+/// seat and time, `None` for no key in time, which always loses). Ties go to you.
+fn slowest(bots: &[(usize, u64)], you: Option<(usize, Option<u64>)>) -> Option<usize> {
+    bots.iter()
+        .copied()
+        .chain(you.map(|(seat, ms)| (seat, ms.unwrap_or(u64::MAX))))
+        .max_by_key(|&(_, t)| t)
+        .map(|(p, _)| p)
+}
+
+/// "SLAP race: you 412 ms, Bot 2 530 ms, Bot 3 655 ms."
+fn race_line(names: &Names, bots: &[(usize, u64)], you: Option<Option<u64>>) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(ms) = you {
+        parts.push(match ms {
+            Some(ms) => format!("you {ms} ms"),
+            None => "you: no slap in time".into(),
+        });
+    }
+    parts.extend(
+        bots.iter()
+            .map(|&(p, ms)| format!("{} {ms} ms", names.cap(p))),
+    );
+    format!("SLAP race: {}.", parts.join(", "))
+}
+
 /// "Round 1: Bot 2 deals; start card Red 5".
 pub fn round_intro(game: &Game, state: &State, names: &Names) -> String {
     format!(

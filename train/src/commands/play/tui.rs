@@ -5,7 +5,7 @@
 use super::cards::{face_long, sorted_hand};
 use super::input::{Intent, intent};
 use super::render::{self, Overlay, View};
-use super::session::Session;
+use super::session::{Race, Session};
 use super::{Args, CmdResult};
 use crossterm::event::{self, Event as TermEvent, KeyEventKind};
 use std::time::{Duration, Instant};
@@ -14,6 +14,19 @@ use uno_env::{Event, Face, Phase};
 
 /// How long the SLAP race waits for your key.
 const SLAP_WINDOW: Duration = Duration::from_millis(2000);
+/// How long you have to catch a bot that did not call UNO.
+const CATCH_WINDOW: Duration = Duration::from_millis(2000);
+
+/// A bot's action held back while you race: the action, the race, its start.
+#[derive(Clone, Copy, Debug)]
+pub struct PendingRace {
+    /// The bot's chosen action (played when the race ends).
+    pub action: usize,
+    /// What is raced.
+    pub race: Race,
+    /// When the race started.
+    pub start: Instant,
+}
 
 /// The interactive game's state around the session.
 pub struct App {
@@ -45,8 +58,8 @@ pub struct App {
     pub uno_window: Option<Duration>,
     /// `u` was pressed before the card landed: call UNO automatically.
     pub uno_armed: bool,
-    /// A SLAP race in progress: the engine's loser and the start.
-    pub slap: Option<(usize, Instant)>,
+    /// A race in progress (SLAP, or catching a bot's missing UNO call).
+    pub race: Option<PendingRace>,
     /// What your last press of the launcher did.
     pub last_press: Option<String>,
     /// Leave the loop.
@@ -75,7 +88,7 @@ impl App {
             timer: (t > 0.0).then(|| Duration::from_secs_f64(t)),
             uno_window: (a.uno_window_ms > 0).then(|| Duration::from_millis(a.uno_window_ms)),
             uno_armed: false,
-            slap: None,
+            race: None,
             last_press: None,
             quit: false,
             seen: (usize::MAX, u32::MAX),
@@ -89,7 +102,7 @@ impl App {
 
     /// True when the human can act now (no animation, race or overlay pending).
     pub fn human_ready(&self) -> bool {
-        self.s.human_to_act() && self.pending.is_none() && self.slap.is_none()
+        self.s.human_to_act() && self.pending.is_none() && self.race.is_none()
     }
 
     /// The choices of the current picker phase (action ids), empty outside pickers.
@@ -253,14 +266,16 @@ impl App {
             Intent::Close => return,
             _ => {}
         }
-        if let Some((loser, start)) = self.slap {
-            if it == Intent::Slap {
-                let ms = start.elapsed().as_millis() as u64;
-                self.s.note_slap(Some(ms), loser);
-                self.slap = None;
-                self.changed_at = Instant::now();
-            } else {
-                self.refuse("SLAP race: press space!");
+        if let Some(r) = self.race {
+            match (r.race, it) {
+                (Race::Slap { .. }, Intent::Slap) | (Race::Catch { .. }, Intent::Challenge) => {
+                    self.finish_race(Some(r.start.elapsed().as_millis() as u64));
+                }
+                (Race::Slap { .. }, _) => self.refuse("SLAP race: press space!"),
+                (Race::Catch { seat }, _) => self.refuse(format!(
+                    "{} did not call UNO: press c to catch them!",
+                    self.s.names.cap(seat)
+                )),
             }
             return;
         }
@@ -402,11 +417,13 @@ impl App {
             }
             return;
         }
-        if let Some((loser, start)) = self.slap {
-            if now - start >= SLAP_WINDOW {
-                self.s.note_slap(None, loser);
-                self.slap = None;
-                self.changed_at = now;
+        if let Some(r) = self.race {
+            let window = match r.race {
+                Race::Slap { .. } => SLAP_WINDOW,
+                Race::Catch { .. } => CATCH_WINDOW,
+            };
+            if now - r.start >= window {
+                self.finish_race(None);
             }
             return;
         }
@@ -415,14 +432,27 @@ impl App {
         }
         if self.s.bot_to_act() {
             if now - self.changed_at >= self.think {
-                if self.s.bot_step().is_none() {
+                let played = match self.s.bot_choice() {
+                    Some(a) => match self.s.race_of(a) {
+                        // You race: the bot's action waits for your key (or the window).
+                        Some(race) if self.s.human_races(race) => {
+                            self.race = Some(PendingRace {
+                                action: a,
+                                race,
+                                start: Instant::now(),
+                            });
+                            self.message = None;
+                            true
+                        }
+                        _ => self.s.bot_play_unraced(a),
+                    },
+                    None => false,
+                };
+                if !played {
                     self.refuse("A bot made no legal move.");
                     self.quit = true;
                 }
                 self.changed_at = Instant::now();
-                if let Some(loser) = self.s.slap_race() {
-                    self.slap = Some((loser, Instant::now()));
-                }
             }
             return;
         }
@@ -454,13 +484,33 @@ impl App {
         }
     }
 
+    /// Ends the race in progress with your reaction (`None`: no key in time)
+    /// and plays the bot's held-back action with its outcome.
+    fn finish_race(&mut self, ms: Option<u64>) {
+        let Some(r) = self.race.take() else { return };
+        let ok = match r.race {
+            Race::Slap { slapper } => self.s.finish_slap(r.action, slapper, ms),
+            Race::Catch { seat } => self.s.finish_catch(r.action, seat, ms.is_some()),
+        };
+        if !ok {
+            self.refuse("A bot made no legal move.");
+            self.quit = true;
+        }
+        self.changed_at = Instant::now();
+    }
+
     /// The view the renderer draws.
     pub fn view(&self) -> View<'_> {
         let now = Instant::now();
         let overlay = if self.help {
             Overlay::Help
-        } else if self.slap.is_some() {
-            Overlay::Slap
+        } else if let Some(r) = self.race {
+            match r.race {
+                Race::Slap { .. } => Overlay::Slap,
+                Race::Catch { seat } => Overlay::Catch {
+                    who: self.s.names.cap(seat),
+                },
+            }
         } else if self.s.state.is_round_over() {
             Overlay::RoundOver {
                 more: self.s.can_continue(),
@@ -559,4 +609,190 @@ pub fn run(s: Session, a: &Args) -> CmdResult {
         .collect();
     println!("Scores: {}.", scores.join(", "));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    //! The reaction races at the table, driven through the app as the event
+    //! loop would (no terminal): F-7 SLAP and C-4 catching a silent bot.
+    use super::*;
+    use crate::commands::play::bots;
+    use crate::commands::play::replay::Replay;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        a: Args,
+    }
+
+    fn app(flags: &[&str]) -> App {
+        let mut argv = vec![
+            "play",
+            "--think-ms",
+            "0",
+            "--anim-ms",
+            "0",
+            "--bot",
+            "heuristic",
+        ];
+        argv.extend_from_slice(flags);
+        let a = Cli::parse_from(argv).a;
+        let game = crate::commands::load_game(&a.rules, a.players).unwrap();
+        let choice = bots::resolve(a.bot.as_deref(), &game, &a.rules).unwrap();
+        App::new(Session::new(game, &a, &choice).unwrap(), &a)
+    }
+
+    /// Ticks (the human plays the first legal action) until a race starts.
+    fn until_race(app: &mut App) -> Option<PendingRace> {
+        for _ in 0..20_000 {
+            if app.race.is_some() {
+                return app.race;
+            }
+            if app.s.state.is_round_over() {
+                if !app.s.can_continue() {
+                    return None;
+                }
+                app.s.next_round().unwrap();
+            } else if app.s.human_to_act() {
+                let a = app.s.legal().trailing_zeros() as usize;
+                app.s.act(a).unwrap();
+            }
+            app.tick();
+        }
+        None
+    }
+
+    fn slap_loser(events: &[Event]) -> usize {
+        events
+            .iter()
+            .find_map(|e| match e {
+                Event::Slap { loser } => Some(*loser),
+                _ => None,
+            })
+            .expect("a SLAP")
+    }
+
+    #[test]
+    fn f7_slap_is_a_real_race_against_the_bots_times() {
+        let path = std::env::temp_dir().join(format!("uno-slap-{}.json", std::process::id()));
+        let p = path.to_str().unwrap();
+        let mut app = app(&[
+            "--rules",
+            "flash",
+            "--players",
+            "4",
+            "--seed",
+            "3",
+            "--transcript",
+            p,
+        ]);
+        let (mut quick, mut late) = (false, false);
+        while !(quick && late) {
+            let r = until_race(&mut app).expect("a bot plays a SLAP in the match");
+            let Race::Slap { slapper } = r.race else {
+                panic!("only SLAP races without explicit UNO")
+            };
+            assert_ne!(slapper, app.s.human);
+            assert_eq!(app.view().overlay, render::Overlay::Slap);
+            let before = app.s.state.hand_len(app.s.human);
+            if !quick {
+                // A key press at once beats every bot (their times are ≥ 0.6 × 600 ms).
+                app.handle(Intent::Slap);
+                let loser = slap_loser(&app.s.last_events);
+                assert_ne!(loser, app.s.human);
+                let line = app
+                    .s
+                    .log
+                    .iter()
+                    .rev()
+                    .find(|l| l.starts_with("SLAP race: you"));
+                let line = line.expect("the race's times are logged");
+                // The slowest bot by the logged times is the one who draws.
+                let slowest = (0..4)
+                    .filter_map(|p| {
+                        let name = app.s.names.cap(p);
+                        let at = line.find(&format!("{name} "))?;
+                        let ms: u64 = line[at + name.len() + 1..]
+                            .split(' ')
+                            .next()?
+                            .parse()
+                            .ok()?;
+                        Some((ms, p))
+                    })
+                    .max()
+                    .unwrap()
+                    .1;
+                assert_eq!(loser, slowest, "{line}");
+                assert!(app.s.transcript.steps.last().unwrap().slap_ms.is_some());
+                quick = true;
+            } else {
+                // No key within the window: you are the slowest.
+                app.finish_race(None);
+                assert_eq!(slap_loser(&app.s.last_events), app.s.human);
+                assert!(app.s.state.hand_len(app.s.human) > before);
+                late = true;
+            }
+            assert!(app.race.is_none());
+        }
+        app.s.save().unwrap();
+        // The transcript replays with the races' real outcomes.
+        let t = crate::commands::play::transcript::Transcript::load(&path).unwrap();
+        Replay::build(t).expect("the raced game replays");
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn c4_you_catch_a_bot_that_forgets_to_call_uno() {
+        let rules = std::env::temp_dir().join(format!("uno-explicit-{}.toml", std::process::id()));
+        std::fs::write(
+            &rules,
+            "preset = \"classic\"\n[options]\nuno_call = \"explicit\"\n",
+        )
+        .unwrap();
+        let r = rules.to_str().unwrap();
+        let mut app = app(&[
+            "--rules",
+            r,
+            "--players",
+            "2",
+            "--seed",
+            "5",
+            "--bot-forgets-uno",
+            "1",
+        ]);
+        let mut outcomes = Vec::new();
+        for catch in [true, false] {
+            let race = until_race(&mut app).expect("the bot gets down to one card");
+            let Race::Catch { seat } = race.race else {
+                panic!("no SLAP in classic")
+            };
+            // The bot has played its second-to-last card and said nothing.
+            assert_eq!(app.s.state.hand_len(seat), 1);
+            assert_eq!(app.s.state.phase(), Phase::UnoCall);
+            assert!(matches!(app.view().overlay, render::Overlay::Catch { .. }));
+            if catch {
+                app.handle(Intent::Challenge); // `c`
+            } else {
+                app.finish_race(None); // the window closes
+            }
+            let caught = app.s.last_events.iter().any(
+                |e| matches!(e, Event::Uno { seat: s, called: false, caught: true } if *s == seat),
+            );
+            // Two players: you are the only one who can catch the bot.
+            assert_eq!(caught, catch);
+            assert_eq!(app.s.state.hand_len(seat), if catch { 3 } else { 1 });
+            outcomes.push(caught);
+            // Finish the round so the next one may give another chance.
+            while !app.s.state.is_round_over() && app.race.is_none() {
+                if app.s.human_to_act() {
+                    let a = app.s.legal().trailing_zeros() as usize;
+                    app.s.act(a).unwrap();
+                }
+                app.tick();
+            }
+        }
+        assert_eq!(outcomes, vec![true, false]);
+        let _ = std::fs::remove_file(&rules);
+    }
 }
