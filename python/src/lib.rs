@@ -683,7 +683,7 @@ impl PyState {
 }
 
 /// A built-in agent from a spec string (`random`, `random-play`, `first-legal`,
-/// `greedy`, `heuristic`, `heuristic:key=value,...`).
+/// `greedy`, `heuristic`, `heuristic:key=value,...`, `checkpoint:DIR[?sample]`).
 #[pyclass(name = "Agent", module = "uno_attack._core")]
 struct PyAgent {
     agent: Mutex<Box<dyn uno_agents::Agent + Send>>,
@@ -1101,6 +1101,7 @@ impl PyVecEnv {
 /// The extension module `uno_attack._core`.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    uno_agents::neural::register(); // `checkpoint:<dir>` agents
     m.add_class::<PyGame>()?;
     m.add_class::<PyState>()?;
     m.add_class::<PyVecEnv>()?;

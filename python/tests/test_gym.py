@@ -92,3 +92,28 @@ def test_render_modes(capsys):
     env = UnoAttackEnv(render_mode="human")
     env.reset(seed=0)
     assert "player_0" in capsys.readouterr().out
+
+
+SHIPPED_CLASSIC = __import__("pathlib").Path(__file__).resolve().parents[2] / "checkpoints" / "classic-2p"
+
+
+def test_a_shipped_checkpoint_is_an_opponent_and_outplays_random():
+    spec = f"checkpoint:{SHIPPED_CLASSIC}"
+    env = gymnasium.make("UnoAttack-v0", rules="classic", players=2, opponents=spec)
+    rng = np.random.default_rng(0)
+    wins = sum(play(env, seed, rng)[0] > 0 for seed in range(100))
+    # Uniformly random actions win about 4 % against the trained bot; a
+    # random opponent would lose to them half the time.
+    assert wins < 25, f"a random learner won {wins}/100 against {spec}"
+    env.close()
+
+
+def test_a_missing_or_corrupt_checkpoint_is_a_value_error(tmp_path):
+    (tmp_path / "meta.json").write_text("{not json")
+    (tmp_path / "model.bpk").write_bytes(b"junk")
+    with pytest.raises(ValueError, match="meta.json"):
+        uno_attack.Agent(f"checkpoint:{tmp_path}")
+    with pytest.raises(ValueError, match="does not exist"):
+        uno_attack.Agent("checkpoint:/no/such/dir")
+    with pytest.raises(ValueError, match="does not exist"):
+        gymnasium.make("UnoAttack-v0", rules="classic", players=2, opponents="checkpoint:/no/such/dir")

@@ -118,7 +118,7 @@ class State:
     def render(self) -> str: ...
 
 class Agent:
-    """A built-in agent: ``random``, ``random-play``, ``first-legal``, ``greedy``, ``heuristic[:k=v,...]``."""
+    """A built-in agent: ``random``, ``random-play``, ``first-legal``, ``greedy``, ``heuristic[:k=v,...]``, ``checkpoint:DIR[?sample]``."""
 
     def __init__(self, spec: str, seed: int = 0) -> None: ...
     @property

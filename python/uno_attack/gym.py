@@ -31,8 +31,9 @@ class UnoAttackEnv(gymnasium.Env):
     Args:
         rules: preset name, TOML path or text, or a dict (see :class:`uno_attack.Game`).
         players: table size, 2..10.
-        opponents: an agent spec for every other seat, or a list of specs (one
-            per other seat, in seat order).
+        opponents: an agent spec for every other seat (``random``, ``heuristic``,
+            ``checkpoint:DIR``, … — see :class:`uno_attack.Agent`), or a list of
+            specs (one per other seat, in seat order).
         seat: the learner's seat, or ``"random"`` to draw it at each reset.
         episode: ``"round"`` (one hand) or ``"match"`` (rounds until the match is decided).
         reward: ``"win"`` (+1 for a win, -1/(N-1) for a loss) or ``"points"``

@@ -100,6 +100,11 @@ pub struct TrainConfig {
     pub threads: usize,
     /// Write TensorBoard event files.
     pub tensorboard: bool,
+    /// Reward every learner seat gets when a round is cut short at the decision
+    /// cap. The environment gives 0 there; training uses a penalty by default
+    /// because A-1 lets a player press the launcher instead of playing, and
+    /// with 0 a losing self-play learner learns to stall until the cap.
+    pub truncation_reward: f32,
 }
 
 impl Default for TrainConfig {
@@ -130,6 +135,7 @@ impl Default for TrainConfig {
             seed: 0,
             threads: 2,
             tensorboard: true,
+            truncation_reward: -1.0,
         }
     }
 }
@@ -151,6 +157,9 @@ pub struct TrainerState {
     pub eval: serde_json::Value,
     /// Wall-clock seconds spent so far.
     pub seconds: f64,
+    /// Best evaluation win rate against `heuristic` so far (the one in `best/`).
+    #[serde(default)]
+    pub best_vs_heuristic: Option<f64>,
 }
 
 /// An error of the trainer.
@@ -507,6 +516,13 @@ impl Trainer {
                     *r += rewards[seat];
                 }
             }
+            if self.buf.truncated[i] == 1 {
+                for t in self.trajs[i].iter_mut() {
+                    if let Some(r) = t.rewards.last_mut() {
+                        *r += self.cfg.truncation_reward;
+                    }
+                }
+            }
             if self.buf.terminated[i] == 1 || self.buf.truncated[i] == 1 {
                 self.finish_episode(i);
                 self.assign(i)?;
@@ -735,6 +751,23 @@ impl Trainer {
         }
         self.state.eval = serde_json::Value::Object(results);
         self.metrics.log(self.state.steps, &scalars).map_err(io)?;
+        let vs_heuristic = scalars
+            .iter()
+            .find(|(k, _)| k == "eval/win_rate_vs_heuristic")
+            .map_or(0.0, |&(_, v)| v);
+        if self
+            .state
+            .best_vs_heuristic
+            .is_none_or(|b| vs_heuristic > b)
+        {
+            self.state.best_vs_heuristic = Some(vs_heuristic);
+            save_checkpoint(
+                &self.out.join("best"),
+                &self.learner.inference_model(),
+                &self.meta(),
+            )
+            .map_err(|e| TrainError::Learner(e.into()))?;
+        }
         self.save()
     }
 }
@@ -751,4 +784,63 @@ fn eval_agents(latest: &Path, opp: &str, players: usize) -> Vec<AgentSpec> {
     let mut v = vec![me];
     v.extend((1..players).map(|_| them.clone()));
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Classic with a 4-decision cap: every round is cut short.
+    fn capped(dir: &Path, truncation_reward: f32) -> Trainer {
+        let rules = dir.join("capped.toml");
+        std::fs::write(
+            &rules,
+            "preset = \"classic\"\n[options]\nmax_decisions = 4\n",
+        )
+        .unwrap();
+        let cfg = TrainConfig {
+            rules: rules.display().to_string(),
+            envs: 8,
+            batch_samples: 64,
+            hidden: vec![16],
+            opponents: OpponentMix {
+                self_play: 1.0,
+                snapshot: 0.0,
+                heuristic: 0.0,
+                random: 0.0,
+            },
+            eval_every: 0,
+            snapshot_every: 0,
+            threads: 1,
+            tensorboard: false,
+            truncation_reward,
+            ..TrainConfig::default()
+        };
+        Trainer::new(cfg, &dir.join(format!("run{truncation_reward}")), false).unwrap()
+    }
+
+    /// Rolls out until some episodes have closed; returns the batch's returns.
+    fn returns_after_rollout(t: &mut Trainer) -> Vec<f32> {
+        let (mut learner, mut snaps, mut actions) = (Group::default(), Vec::new(), vec![0; 8]);
+        while t.state.episodes < 16 {
+            t.step(&mut learner, &mut snaps, &mut actions).unwrap();
+        }
+        t.ready.returns.clone()
+    }
+
+    #[test]
+    fn a_truncated_round_costs_every_learner_seat_the_truncation_reward() {
+        let dir = tempfile::tempdir().unwrap();
+        // The last decision of each closed trajectory returns exactly the
+        // truncation reward (gamma = 1, no bootstrap past the end).
+        let penalised = returns_after_rollout(&mut capped(dir.path(), -7.0));
+        let last = penalised.iter().filter(|&&r| r == -7.0).count();
+        assert!(
+            last >= 16,
+            "{last} trajectories closed with -7: {penalised:?}"
+        );
+        // With reward 0 (the environment's own), no return is near -7.
+        let plain = returns_after_rollout(&mut capped(dir.path(), 0.0));
+        assert!(plain.iter().all(|&r| r.abs() < 3.0), "{plain:?}");
+    }
 }
