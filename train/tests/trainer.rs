@@ -208,3 +208,21 @@ fn cli_rejects_bad_flags_with_exit_code_2() {
         );
     }
 }
+
+#[test]
+fn shipped_configs_parse_and_start_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let configs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&configs).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let cfg: TrainConfig =
+            toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let cfg = TrainConfig { steps: 1, ..cfg };
+        Trainer::new(cfg, &dir.path().join(format!("run{n}")), false)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        n += 1;
+    }
+    assert!(n >= 1, "no configs in {}", configs.display());
+}
