@@ -38,6 +38,12 @@ impl Game {
 
     /// A new match on ChaCha stream `stream` of `seed` (vectorized envs use one stream each).
     pub fn new_state_on_stream(&self, seed: u64, stream: u64) -> State {
+        self.new_state_with(seed, stream, &mut ())
+    }
+
+    /// [`Game::new_state_on_stream`], reporting the first deal's events (the
+    /// start card and its effect, e.g. F-8's Draw Two) to `ev`.
+    pub fn new_state_with<E: Events>(&self, seed: u64, stream: u64, ev: &mut E) -> State {
         let n = self.num_players() as u8;
         let mut s = State {
             hands: [0; MAX_PLAYERS],
@@ -83,7 +89,7 @@ impl Game {
         Ctx {
             g: self,
             s: &mut s,
-            ev: &mut (),
+            ev,
         }
         .deal();
         s

@@ -108,6 +108,19 @@ fn capitalise(s: &str) -> String {
     }
 }
 
+/// The log lines of a deal's events without the start card itself (it is in
+/// the round's intro line): only its effect (F-8, K-3, A-7…), e.g. "Bot 1
+/// draws 2 cards".
+pub fn start_effects(ev: &[Event], names: &Names, uses_pile: bool) -> Vec<String> {
+    narrate(ev, names, uses_pile)
+        .into_iter()
+        .filter_map(|l| match l.strip_prefix("Start card: ") {
+            Some(rest) => rest.split_once(" → ").map(|(_, effect)| capitalise(effect)),
+            None => Some(l),
+        })
+        .collect()
+}
+
 /// The log lines for one step's events.
 pub fn narrate(ev: &[Event], names: &Names, uses_pile: bool) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();

@@ -4,7 +4,7 @@
 //! text with `--plain`.
 
 use super::CmdResult;
-use super::narrate::{Names, narrate};
+use super::narrate::{Names, narrate, start_effects};
 use super::render::{self, Overlay, View};
 use super::session::{prompt, round_intro};
 use super::transcript::Transcript;
@@ -49,7 +49,8 @@ impl Replay {
             names: t.names.clone(),
             human: t.human_seat,
         };
-        let mut s = game.new_state(t.seed);
+        let mut first_deal = EventLog::default();
+        let mut s = game.new_state_with(t.seed, 0, &mut first_deal);
         let mut log = vec![
             format!(
                 "{} · {} players · seed {} · bot {}",
@@ -60,6 +61,7 @@ impl Replay {
             ),
             round_intro(&game, &s, &names),
         ];
+        log.extend(start_effects(&first_deal.0, &names, game.uses_pile()));
         let mut frames = vec![(s.clone(), log.len())];
         for (i, step) in t.steps.iter().enumerate() {
             // Races decided at the table (SLAP, UNO catch) are replayed as recorded.
@@ -98,11 +100,7 @@ impl Replay {
             if step.kind == "next-round" {
                 log.push(String::new());
                 log.push(round_intro(&game, &s, &names));
-                log.extend(
-                    narrate(&ev.0, &names, game.uses_pile())
-                        .into_iter()
-                        .filter(|l| !l.starts_with("Start card")),
-                );
+                log.extend(start_effects(&ev.0, &names, game.uses_pile()));
             } else {
                 log.extend(narrate(&ev.0, &names, game.uses_pile()));
             }

@@ -2,7 +2,7 @@
 //! and state, the bots, the narrated log, and the transcript being recorded.
 
 use super::bots::{BotChoice, build_seats};
-use super::narrate::{Names, narrate};
+use super::narrate::{Names, narrate, start_effects};
 use super::transcript::{FORMAT, Step, Transcript};
 use super::{Args, cards};
 use rand::{Rng, SeedableRng};
@@ -65,7 +65,8 @@ impl Session {
     pub fn new(game: Game, a: &Args, choice: &BotChoice) -> Result<Session, String> {
         let n = game.num_players();
         let bots = build_seats(&choice.spec, n, a.seat, a.seed)?;
-        let state = game.new_state(a.seed);
+        let mut first_deal = EventLog::default();
+        let state = game.new_state_with(a.seed, 0, &mut first_deal);
         let names = Names::new(n, a.seat);
         let transcript = Transcript {
             format: FORMAT.into(),
@@ -105,6 +106,8 @@ impl Session {
         ));
         let intro = s.round_intro();
         s.log.push(intro);
+        let effects = start_effects(&first_deal.0, &s.names, s.uses_pile());
+        s.log.extend(effects);
         Ok(s)
     }
 
@@ -348,15 +351,10 @@ impl Session {
         name: String,
         events: Vec<Event>,
     ) {
-        let lines = narrate(&events, &self.names, self.uses_pile());
-        let lines: Vec<String> = if kind == "next-round" {
-            // The start card is already in the intro line; keep the start effects.
-            lines
-                .into_iter()
-                .filter(|l| !l.starts_with("Start card"))
-                .collect()
+        let lines = if kind == "next-round" {
+            start_effects(&events, &self.names, self.uses_pile())
         } else {
-            lines
+            narrate(&events, &self.names, self.uses_pile())
         };
         self.log.extend(lines.iter().cloned());
         self.transcript.steps.push(Step {

@@ -743,6 +743,32 @@ mod tests {
     }
 
     #[test]
+    fn f8_the_first_deals_start_effect_is_logged_live_and_in_the_replay() {
+        // Seed 4, 3-player flash: the start card is a Draw Two (F-8), so the
+        // first player picked draws two and misses the turn.
+        let path = std::env::temp_dir().join(format!("uno-f8-{}.json", std::process::id()));
+        let mut app = app(&[
+            "--rules",
+            "flash",
+            "--players",
+            "3",
+            "--seed",
+            "4",
+            "--transcript",
+            path.to_str().unwrap(),
+        ]);
+        let log = app.s.log.clone();
+        assert!(log[1].contains("start card Yellow Draw Two"), "{log:?}");
+        assert!(log[2].contains("draws 2 cards"), "{log:?}");
+        assert!(!log.iter().any(|l| l.starts_with("Start card")), "{log:?}");
+        app.s.save().unwrap();
+        let t = crate::commands::play::transcript::Transcript::load(&path).unwrap();
+        let replay = Replay::build(t).unwrap();
+        assert_eq!(replay.log[1..3], log[1..3]);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
     fn c4_you_catch_a_bot_that_forgets_to_call_uno() {
         let rules = std::env::temp_dir().join(format!("uno-explicit-{}.toml", std::process::id()));
         std::fs::write(
