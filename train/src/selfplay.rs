@@ -105,6 +105,11 @@ pub struct TrainConfig {
     /// because A-1 lets a player press the launcher instead of playing, and
     /// with 0 a losing self-play learner learns to stall until the cap.
     pub truncation_reward: f32,
+    /// Start a new run from this checkpoint's weights (fresh optimizer and
+    /// counters); its network shape replaces `hidden` and `layer_norm`. Any
+    /// checkpoint with this build's observation version works, whatever rules
+    /// or table size it was trained for (one action and observation space).
+    pub init: Option<PathBuf>,
 }
 
 impl Default for TrainConfig {
@@ -136,6 +141,7 @@ impl Default for TrainConfig {
             threads: 2,
             tensorboard: true,
             truncation_reward: -1.0,
+            init: None,
         }
     }
 }
@@ -297,7 +303,7 @@ fn io(e: impl std::fmt::Display) -> TrainError {
 
 impl Trainer {
     /// Starts a run in `out` (or resumes the one there when `resume`).
-    pub fn new(cfg: TrainConfig, out: &Path, resume: bool) -> Result<Trainer, TrainError> {
+    pub fn new(mut cfg: TrainConfig, out: &Path, resume: bool) -> Result<Trainer, TrainError> {
         if cfg.envs == 0 || cfg.batch_samples == 0 || cfg.steps == 0 {
             return Err(TrainError::Config(
                 "steps, envs and batch_samples must be positive".into(),
@@ -341,7 +347,16 @@ impl Trainer {
             }
             let mut lc = cfg.learner.clone();
             lc.seed = cfg.seed;
-            (Learner::new(net_config(&cfg), lc)?, TrainerState::default())
+            let learner = match &cfg.init {
+                Some(dir) => {
+                    let (learner, meta) = Learner::from_policy_checkpoint(dir, expected, lc)?;
+                    cfg.hidden = meta.net.hidden.clone();
+                    cfg.layer_norm = meta.net.layer_norm;
+                    learner
+                }
+                None => Learner::new(net_config(&cfg), lc)?,
+            };
+            (learner, TrainerState::default())
         };
         let mut pool = Vec::new();
         for dir in &state.pool {

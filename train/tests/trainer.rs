@@ -226,3 +226,46 @@ fn shipped_configs_parse_and_start_a_run() {
     }
     assert!(n >= 1, "no configs in {}", configs.display());
 }
+
+/// Masked logits of checkpoint `dir` on a fixed observation.
+fn logits_of(dir: &Path) -> Vec<f32> {
+    use uno_agents::neural::NeuralPolicy;
+    let (p, _) = NeuralPolicy::load(dir, None).unwrap();
+    let obs: Vec<f32> = (0..p.obs_dim()).map(|i| (i as f32 * 0.37).sin()).collect();
+    let masks = vec![true; p.num_actions()];
+    let mut out = vec![0.0; p.num_actions()];
+    p.act_batch(&obs, &masks, 1, &mut out).unwrap();
+    out
+}
+
+#[test]
+fn init_starts_a_new_run_from_another_checkpoints_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    // A 2-player classic checkpoint with a 64-wide network…
+    let mut a = Trainer::new(tiny(10_000), &dir.path().join("a"), false).unwrap();
+    a.run(Arc::new(AtomicBool::new(false)), |_| {}).unwrap();
+    a.save().unwrap();
+    let src = dir.path().join("a/latest");
+    // …starts a 4-player attack run: same weights, its network shape, fresh counters.
+    let cfg = TrainConfig {
+        rules: "attack-2010".into(),
+        players: 4,
+        hidden: vec![8, 8],
+        init: Some(src.clone()),
+        ..tiny(10_000)
+    };
+    let mut b = Trainer::new(cfg, &dir.path().join("b"), false).unwrap();
+    assert_eq!(b.config().hidden, vec![64]);
+    assert_eq!(b.state().steps, 0);
+    b.save().unwrap();
+    assert_eq!(logits_of(&src), logits_of(&dir.path().join("b/latest")));
+    // A missing checkpoint is an error naming it.
+    let bad = TrainConfig {
+        init: Some(dir.path().join("nope")),
+        ..tiny(10_000)
+    };
+    let err = Trainer::new(bad, &dir.path().join("c"), false)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("nope"), "{err}");
+}

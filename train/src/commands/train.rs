@@ -41,6 +41,10 @@ pub struct Args {
     /// Games per evaluation opponent (0 turns evaluation off).
     #[arg(long)]
     eval_games: Option<u64>,
+    /// Start a new run from this checkpoint's weights (e.g. a 2-player model
+    /// for a 4-player run); fresh optimizer and counters.
+    #[arg(long)]
+    init: Option<PathBuf>,
     /// Compute device: cpu (default), or wgpu / cuda[:N] in builds with `--features wgpu` / `--features cuda`.
     #[arg(long)]
     device: Option<String>,
@@ -90,6 +94,9 @@ pub fn run(a: Args) -> CmdResult {
     }
     if let Some(v) = a.envs {
         cfg.envs = v;
+    }
+    if let Some(v) = a.init {
+        cfg.init = Some(v);
     }
     if let Some(v) = a.device {
         uno_agents::neural::device_by_name(&v).map_err(|e| e.to_string())?;
