@@ -125,13 +125,12 @@ impl Game {
             Phase::BonusPlay => self.faces_mask(self.playable(s, seat)) | 1 << PASS,
             Phase::ChooseColour => 0b1111 << COLOUR,
             Phase::ChooseTarget => {
-                let mut m = 0;
-                for off in 1..s.players as usize {
-                    if s.active >> ((seat + off) % s.players as usize) & 1 == 1 {
-                        m |= 1 << (TARGET + off - 1);
-                    }
-                }
-                m
+                // Active seats rotated so that bit k is the seat k to the left,
+                // then offsets 1..n as target actions.
+                let n = s.players as u32;
+                let active = s.active as u32;
+                let rotated = (active >> seat | active << (n - seat as u32)) & ((1 << n) - 1);
+                ((rotated >> 1) as u128) << TARGET
             }
             Phase::AfterDraw => 1 << self.card_face[s.pending_card as usize] | 1 << PASS,
             Phase::Stack => self.faces_mask(s.hands[seat] & self.stackable) | 1 << DRAW,
@@ -157,7 +156,8 @@ impl Game {
             0
         };
         let mut m = hand & (self.wild_cards | self.kind_cards[top_kind] | colour_set);
-        if hand.count_ones() == 1 {
+        if hand.is_power_of_two() {
+            // One card left.
             m &= !self.not_last;
         }
         if !self.rules().options.wd4_bluffing && hand & colour_set != 0 {
@@ -168,14 +168,8 @@ impl Game {
 
     /// The faces of a set of physical cards, as a face bit set.
     #[inline]
-    pub fn faces_mask(&self, mut cards: u128) -> u128 {
-        let mut m = 0u128;
-        while cards != 0 {
-            let i = cards.trailing_zeros() as usize;
-            cards &= cards - 1;
-            m |= 1 << self.card_face[i];
-        }
-        m
+    pub fn faces_mask(&self, cards: u128) -> u128 {
+        crate::game::iter_bits(cards).fold(0, |m, c| m | self.card_face_bit[c])
     }
 
     /// Applies `action` for the current player. An illegal action returns an
@@ -243,7 +237,7 @@ impl Game {
                 let held = s.hands[seat] & self.face_cards[a];
                 if held == 0 {
                     format!("you hold no {face}")
-                } else if s.hands[seat].count_ones() == 1 && held & self.not_last != 0 {
+                } else if s.hands[seat].is_power_of_two() && held & self.not_last != 0 {
                     format!("{face} cannot be your last card (A-9)")
                 } else if held & self.restricted != 0 {
                     format!("{face} needs a hand with no card of the active colour (F-6)")
@@ -324,7 +318,7 @@ impl<E: Events> Ctx<'_, E> {
                 }
             }
             Phase::ChooseTarget => {
-                let t = ((seat as usize + action - TARGET + 1) % self.s.players as usize) as u8;
+                let t = crate::state::seat_plus(seat, (action - TARGET + 1) as u8, self.s.players);
                 self.s.target = t;
                 self.ev.target(seat as usize, t as usize);
                 if self.s.start {
@@ -370,18 +364,7 @@ impl<E: Events> Ctx<'_, E> {
     /// The next active seat after `seat`, going left (or right when `reversed`).
     #[inline]
     fn seat_after(&self, seat: u8, reversed: bool) -> u8 {
-        let n = self.s.players;
-        let mut p = seat;
-        loop {
-            p = if reversed {
-                (p + n - 1) % n
-            } else {
-                (p + 1) % n
-            };
-            if self.s.active >> p & 1 == 1 || p == seat {
-                return p;
-            }
-        }
+        self.s.seat_after(seat, reversed)
     }
 
     /// C-8: with two players (and a direction of play) Reverse acts as Skip.
@@ -539,7 +522,7 @@ impl<E: Events> Ctx<'_, E> {
                 }
             }
         }
-        if self.s.hands[seat as usize].count_ones() != 1 {
+        if !self.s.hands[seat as usize].is_power_of_two() {
             self.s.uno_called &= !(1 << seat);
         }
         total
@@ -641,7 +624,7 @@ impl<E: Events> Ctx<'_, E> {
             None => self.s.colour = NO_COLOUR,
         }
         self.s.hands[seat as usize] = hand;
-        if hand.count_ones() != 1 {
+        if !hand.is_power_of_two() {
             self.s.uno_called &= !(1 << seat);
         }
         if let Some(n) = self.g.rules().options.refill_at_discard
@@ -661,7 +644,7 @@ impl<E: Events> Ctx<'_, E> {
         let face = Face(self.s.pending_face);
         let effect = self.g.effect[face.kind().index()];
         if self.s.stage == 0 {
-            if self.s.hands[seat as usize].count_ones() == 1 {
+            if self.s.hands[seat as usize].is_power_of_two() {
                 if self.g.rules().options.uno_call == UnoCall::Explicit {
                     self.s.phase = Phase::UnoCall;
                     return;

@@ -12,9 +12,9 @@
 //! record the version they were trained on.
 
 use crate::card::{NUM_COLOURS, NUM_FACES};
-use crate::game::{Game, MAX_PLAYERS};
+use crate::game::{Game, MAX_PLAYERS, iter_bits};
 use crate::rules::{AttackResume, UnoCall};
-use crate::state::State;
+use crate::state::{State, seat_plus};
 
 /// Layout version of the observation vector.
 pub const OBS_VERSION: u32 = 1;
@@ -142,11 +142,9 @@ pub fn piece_by_name(name: &str) -> Option<&'static Piece> {
 }
 
 #[inline]
-fn add_face_counts(game: &Game, mut cards: u128, out: &mut [f32]) {
-    while cards != 0 {
-        let i = cards.trailing_zeros() as usize;
-        cards &= cards - 1;
-        out[game.card_face[i] as usize] += 1.0;
+fn add_face_counts(game: &Game, cards: u128, out: &mut [f32]) {
+    for c in iter_bits(cards) {
+        out[game.card_face[c] as usize] += 1.0;
     }
 }
 
@@ -183,20 +181,10 @@ pub fn encode_seats(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
     let next = if s.phase.is_over() || game.random_unit {
         usize::MAX
     } else {
-        let mut p = s.current as usize;
-        loop {
-            p = if s.reversed {
-                (p + n - 1) % n
-            } else {
-                (p + 1) % n
-            };
-            if s.is_active(p) || p == s.current as usize {
-                break p;
-            }
-        }
+        s.seat_after(s.current, s.reversed) as usize
     };
     for k in 0..n {
-        let p = (seat + k) % n;
+        let p = seat_plus(seat as u8, k as u8, n as u8) as usize;
         let o = &mut out[SEATS + k * SEAT_FEATURES..SEATS + (k + 1) * SEAT_FEATURES];
         o[0] = 1.0;
         o[1] = s.is_active(p) as u8 as f32;
@@ -308,14 +296,12 @@ pub fn write_mask(m: u128, mask: &mut [u8]) {
 /// `ids` (at least `m.count_ones()` long) and returns how many there are.
 #[inline]
 pub fn write_legal_ids(m: u128, ids: &mut [u8]) -> u8 {
-    let mut bits = m;
     let mut k = 0;
-    while bits != 0 {
-        ids[k] = bits.trailing_zeros() as u8;
-        bits &= bits - 1;
+    for (slot, a) in ids.iter_mut().zip(iter_bits(m)) {
+        *slot = a as u8;
         k += 1;
     }
-    k as u8
+    k
 }
 
 /// Writes the full state as seen from `seat` (length at least [`ORACLE_SIZE`]):
@@ -326,7 +312,7 @@ pub fn encode_oracle(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
     rest.fill(0.0);
     let n = s.players as usize;
     for k in 1..n {
-        let p = (seat + k) % n;
+        let p = seat_plus(seat as u8, k as u8, n as u8) as usize;
         add_face_counts(
             game,
             s.hands[p],

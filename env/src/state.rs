@@ -13,6 +13,14 @@ use serde::{Deserialize, Serialize};
 /// "Nobody" / "no card" marker in byte fields.
 pub const NONE: u8 = u8::MAX;
 
+/// The seat `k` places to the left of `seat` at a table of `n` (`seat < n`,
+/// `k <= n`): a compare instead of a division on the hot path.
+#[inline]
+pub(crate) fn seat_plus(seat: u8, k: u8, n: u8) -> u8 {
+    let p = seat + k;
+    if p >= n { p - n } else { p }
+}
+
 /// The decision a state is waiting for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -295,6 +303,24 @@ impl State {
         (self.phase == Phase::AfterDraw).then_some(self.pending_card as usize)
     }
 
+    /// The next seat still in the match after `seat`, going left (or right
+    /// when `reversed`); `seat` itself when it is the only one.
+    #[inline]
+    pub(crate) fn seat_after(&self, seat: u8, reversed: bool) -> u8 {
+        let n = self.players;
+        let mut p = seat;
+        loop {
+            p = if reversed {
+                if p == 0 { n - 1 } else { p - 1 }
+            } else {
+                seat_plus(p, 1, n)
+            };
+            if self.active >> p & 1 == 1 || p == seat {
+                return p;
+            }
+        }
+    }
+
     /// Resets everything that lives for one round only (UNO calls, launcher
     /// counters, pending effects, direction, round result, decision count).
     pub(crate) fn clear_round(&mut self, final_round: bool) {
@@ -343,5 +369,61 @@ mod serde_big_array {
         let v = Vec::<u8>::deserialize(d)?;
         v.try_into()
             .map_err(|v: Vec<u8>| serde::de::Error::invalid_length(v.len(), &"79 face counts"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::action::TARGET;
+    use crate::rules::Rules;
+
+    /// The division-free seating helpers against the plain modular arithmetic,
+    /// for every table size, seat and set of seats still in the match (C-1, C-7).
+    #[test]
+    fn seating_matches_modular_arithmetic() {
+        for n in 2..=MAX_PLAYERS {
+            let game = Game::new(Rules::preset("attack-1999").unwrap(), n).unwrap();
+            let mut s = game.new_state(1);
+            for active in 1u16..(1 << n) {
+                s.active = active;
+                for seat in 0..n {
+                    for k in 0..=n {
+                        assert_eq!(
+                            seat_plus(seat as u8, k as u8, n as u8) as usize,
+                            (seat + k) % n
+                        );
+                    }
+                    for reversed in [false, true] {
+                        let step = |p: usize| {
+                            if reversed {
+                                (p + n - 1) % n
+                            } else {
+                                (p + 1) % n
+                            }
+                        };
+                        let mut want = step(seat);
+                        while active >> want & 1 == 0 && want != seat {
+                            want = step(want);
+                        }
+                        assert_eq!(s.seat_after(seat as u8, reversed) as usize, want);
+                    }
+                    // Trade Hands / Attack-Attack targets: every other active seat, by offset.
+                    s.phase = Phase::ChooseTarget;
+                    s.current = seat as u8;
+                    let mut want = 0u128;
+                    for off in 1..n {
+                        if active >> ((seat + off) % n) & 1 == 1 {
+                            want |= 1 << (TARGET + off - 1);
+                        }
+                    }
+                    assert_eq!(
+                        game.legal_mask(&s),
+                        want,
+                        "n {n} seat {seat} active {active:b}"
+                    );
+                }
+            }
+        }
     }
 }
