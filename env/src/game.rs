@@ -81,6 +81,8 @@ pub struct Game {
     pub(crate) launcher: Launcher,
     pub(crate) random_unit: bool,
     pub(crate) face_in_deck: u128,
+    /// The observation's constant `rules` piece.
+    pub(crate) obs_rules: [f32; crate::obs::NUM_RULE_FLAGS],
 }
 
 impl Game {
@@ -118,6 +120,7 @@ impl Game {
             launcher: Launcher::Pile,
             random_unit: rules.options.turn_order == TurnOrder::RandomUnit,
             face_in_deck: 0,
+            obs_rules: [0.0; crate::obs::NUM_RULE_FLAGS],
             rules,
         };
         let mut i = 0usize;
@@ -227,6 +230,7 @@ impl Game {
                 Launcher::Scripted(outcomes.clone())
             }
         };
+        g.obs_rules = crate::obs::rules_piece(&g);
         Ok(g)
     }
 

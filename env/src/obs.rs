@@ -62,7 +62,8 @@ const SEATS: usize = PENDING + 2;
 const PLAYED: usize = SEATS + MAX_PLAYERS * SEAT_FEATURES;
 const SUPPLY: usize = PLAYED + NUM_FACES;
 const RULES: usize = SUPPLY + 7;
-const NUM_RULE_FLAGS: usize = 12;
+/// Values in the `rules` piece.
+pub(crate) const NUM_RULE_FLAGS: usize = 12;
 
 /// Length of the observation vector.
 pub const OBS_SIZE: usize = RULES + NUM_RULE_FLAGS;
@@ -173,6 +174,18 @@ pub fn encode_phase(s: &State, out: &mut [f32]) {
     out[PENDING + 1] = s.direction() as f32;
 }
 
+/// `i / 10` for every hand size (the same values as the division, without
+/// its latency on the observation path).
+const TENTHS: [f32; 129] = {
+    let mut t = [0.0; 129];
+    let mut i = 0;
+    while i < 129 {
+        t[i] = i as f32 / 10.0;
+        i += 1;
+    }
+    t
+};
+
 /// `seats` piece: public facts about every seat, relative to the observer.
 #[inline]
 pub fn encode_seats(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
@@ -183,27 +196,40 @@ pub fn encode_seats(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
     } else {
         s.seat_after(s.current, s.reversed) as usize
     };
-    for k in 0..n {
+    let seats: &mut [f32; MAX_PLAYERS * SEAT_FEATURES] = (&mut out
+        [SEATS..SEATS + MAX_PLAYERS * SEAT_FEATURES])
+        .try_into()
+        .expect("seats piece");
+    for k in 0..n.min(MAX_PLAYERS) {
+        let o = &mut seats[k * SEAT_FEATURES..(k + 1) * SEAT_FEATURES];
         let p = seat_plus(seat as u8, k as u8, n as u8) as usize;
-        let o = &mut out[SEATS + k * SEAT_FEATURES..SEATS + (k + 1) * SEAT_FEATURES];
-        o[0] = 1.0;
-        o[1] = s.is_active(p) as u8 as f32;
-        o[2] = s.hands[p].count_ones() as f32 / 10.0;
-        o[3] = s.scores[p] as f32 / target;
-        o[4] = s.uno_called(p) as u8 as f32;
         let pressed = s.pressed_on[p];
-        for c in 0..NUM_COLOURS {
-            o[5 + c] = (pressed >> c & 1) as f32;
-        }
-        o[9] = (p == next) as u8 as f32;
+        let row = [
+            1.0,
+            (s.active >> p & 1) as f32,
+            TENTHS[s.hands[p].count_ones() as usize],
+            s.scores[p] as f32 / target,
+            (s.uno_called >> p & 1) as f32,
+            (pressed & 1) as f32,
+            (pressed >> 1 & 1) as f32,
+            (pressed >> 2 & 1) as f32,
+            (pressed >> 3 & 1) as f32,
+            (p == next) as u8 as f32,
+        ];
+        o.copy_from_slice(&row);
     }
 }
 
 /// `played` piece: the public discard pile, by face.
 #[inline]
 pub fn encode_played(s: &State, out: &mut [f32]) {
-    for (o, &c) in out[PLAYED..PLAYED + NUM_FACES].iter_mut().zip(&s.played) {
-        *o = c as f32;
+    let dst: &mut [f32; NUM_FACES] = (&mut out[PLAYED..PLAYED + NUM_FACES])
+        .try_into()
+        .expect("played piece");
+    // u8 -> f32 through the float's bit pattern (2^23 + c, exact for any
+    // byte), which vectorizes on baseline x86-64 where `c as f32` does not.
+    for (o, &c) in dst.iter_mut().zip(&s.played) {
+        *o = f32::from_bits(0x4B00_0000 | c as u32) - 8_388_608.0;
     }
 }
 
@@ -218,6 +244,11 @@ pub fn encode_supply(game: &Game, s: &State, out: &mut [f32]) {
 /// `rules` piece: the edition's key options.
 #[inline]
 pub fn encode_rules(game: &Game, out: &mut [f32]) {
+    out[RULES..RULES + NUM_RULE_FLAGS].copy_from_slice(&game.obs_rules);
+}
+
+/// The `rules` piece's values, computed once per [`Game`] (they never change).
+pub(crate) fn rules_piece(game: &Game) -> [f32; NUM_RULE_FLAGS] {
     let o = &game.rules().options;
     let flags = [
         !game.uses_pile(),
@@ -231,11 +262,13 @@ pub fn encode_rules(game: &Game, out: &mut [f32]) {
         o.bonus_play_after_skip,
         o.targeted_draws,
     ];
-    for (i, f) in flags.into_iter().enumerate() {
-        out[RULES + i] = f as u8 as f32;
+    let mut out = [0.0; NUM_RULE_FLAGS];
+    for (o, f) in out.iter_mut().zip(flags) {
+        *o = f as u8 as f32;
     }
-    out[RULES + 10] = game.num_players() as f32 / 10.0;
-    out[RULES + 11] = game.deck_size() as f32 / 128.0;
+    out[10] = game.num_players() as f32 / 10.0;
+    out[11] = game.deck_size() as f32 / 128.0;
+    out
 }
 
 /// Writes what `seat` may see into `out` (length at least [`OBS_SIZE`]).
