@@ -169,7 +169,17 @@ impl Game {
     /// The faces of a set of physical cards, as a face bit set.
     #[inline]
     pub fn faces_mask(&self, cards: u128) -> u128 {
-        crate::game::iter_bits(cards).fold(0, |m, c| m | self.card_face_bit[c])
+        // The first four cards without a data-dependent branch (an empty set's
+        // `trailing_zeros` is 128, whose table entry is 0): the number of
+        // playable cards varies from step to step, and a loop over them
+        // mispredicts its exit about once per step. Larger sets finish in the loop.
+        let mut m = 0u128;
+        let mut c = cards;
+        for _ in 0..4 {
+            m |= self.card_face_bit[c.trailing_zeros() as usize];
+            c &= c.wrapping_sub(1);
+        }
+        crate::game::iter_bits(c).fold(m, |m, i| m | self.card_face_bit[i])
     }
 
     /// Applies `action` for the current player. An illegal action returns an
@@ -431,13 +441,20 @@ impl<E: Events> Ctx<'_, E> {
         card
     }
 
+    /// Cards fired: 1 + the number of thresholds `cdf[0..max-1]` that a
+    /// uniform draw reaches. The CDF is non-decreasing and its tail (from
+    /// index `max - 1`) is 1.0, which no draw in [0, 1) reaches, so counting
+    /// over the whole array gives the same number without a loop whose exit
+    /// depends on the draw.
     fn sample_count(&mut self, cdf: &[f32; MAX_FIRE], max: u8) -> u8 {
+        debug_assert!(
+            cdf[(max as usize).saturating_sub(1)..]
+                .iter()
+                .all(|&c| c >= 1.0)
+        );
         let u = self.s.rng.unit();
-        let mut k = 0;
-        while k + 1 < max as usize && u >= cdf[k] {
-            k += 1;
-        }
-        k as u8 + 1
+        let reached: u32 = cdf.iter().map(|&c| (u >= c) as u32).sum();
+        reached as u8 + 1
     }
 
     /// One press of the launcher (L-1..L-3); returns the cards fired. With a

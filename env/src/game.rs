@@ -65,8 +65,9 @@ pub struct Game {
     players: u8,
     pub(crate) deck_size: u8,
     pub(crate) card_face: [u8; 128],
-    /// `1 << card_face[c]`: the face of each physical card as an action bit.
-    pub(crate) card_face_bit: [u128; 128],
+    /// `1 << card_face[c]`: the face of each physical card as an action bit;
+    /// entry 128 (the `trailing_zeros` of an empty set) is 0.
+    pub(crate) card_face_bit: [u128; 129],
     pub(crate) all_cards: u128,
     pub(crate) face_cards: [u128; NUM_FACES],
     pub(crate) colour_cards: [u128; NUM_COLOURS],
@@ -105,7 +106,7 @@ impl Game {
             players: players as u8,
             deck_size: size as u8,
             card_face: [0; 128],
-            card_face_bit: [0; 128],
+            card_face_bit: [0; 129],
             all_cards: 0,
             face_cards: [0; NUM_FACES],
             colour_cards: [0; NUM_COLOURS],
@@ -333,11 +334,12 @@ pub fn iter_bits(mut m: u128) -> impl Iterator<Item = usize> {
 pub(crate) fn select_bit(m: u128, k: u32) -> u32 {
     let lo = m as u64;
     let c = lo.count_ones();
-    if k < c {
-        select64(lo, k)
-    } else {
-        64 + select64((m >> 64) as u64, k - c)
-    }
+    // Pick the half by value, not by branch: for a random card the half is a
+    // coin flip, which a branch would mispredict half of the time.
+    let high = k >= c;
+    let (word, base, skip) =
+        std::hint::select_unpredictable(high, ((m >> 64) as u64, 64, c), (lo, 0, 0));
+    base + select64(word, k - skip)
 }
 
 #[inline]

@@ -18,7 +18,8 @@ pub const NONE: u8 = u8::MAX;
 #[inline]
 pub(crate) fn seat_plus(seat: u8, k: u8, n: u8) -> u8 {
     let p = seat + k;
-    if p >= n { p - n } else { p }
+    // A select, not a branch: the wrap-around is data-dependent.
+    std::hint::select_unpredictable(p >= n, p.wrapping_sub(n), p)
 }
 
 /// The decision a state is waiting for.
@@ -308,13 +309,12 @@ impl State {
     #[inline]
     pub(crate) fn seat_after(&self, seat: u8, reversed: bool) -> u8 {
         let n = self.players;
+        // One seat to the left, or n - 1 (one to the right), as arithmetic:
+        // the direction flips with every Reverse, and a branch on it mispredicts.
+        let step = 1 + (n - 2) * reversed as u8;
         let mut p = seat;
         loop {
-            p = if reversed {
-                if p == 0 { n - 1 } else { p - 1 }
-            } else {
-                seat_plus(p, 1, n)
-            };
+            p = seat_plus(p, step, n);
             if self.active >> p & 1 == 1 || p == seat {
                 return p;
             }
