@@ -29,7 +29,9 @@ use std::time::Instant;
 use uno_agents::neural::{CheckpointMeta, NetConfig, NeuralPolicy, sample_masked, save_checkpoint};
 use uno_agents::{Agent, AgentSpec, ArenaConfig, build, run_arena};
 use uno_env::obs::OBS_SIZE;
-use uno_env::{Buffers, EnvConfig, MAX_PLAYERS, NUM_ACTIONS, OBS_VERSION, Rules, VecEnv};
+use uno_env::{
+    Buffers, EnvConfig, MAX_PLAYERS, NUM_ACTIONS, OBS_VERSION, RewardMode, Rules, VecEnv,
+};
 
 /// Weights of the opponents drawn for the non-learner seats of an episode.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -105,6 +107,11 @@ pub struct TrainConfig {
     /// because A-1 lets a player press the launcher instead of playing, and
     /// with 0 a losing self-play learner learns to stall until the cap.
     pub truncation_reward: f32,
+    /// Rewards the learner trains on: `win` (+1 for the winner, -1/(N-1) for
+    /// the others) or `points` (the winner + the points left in the other
+    /// hands / 100, every other seat - its own points / 100): a denser signal
+    /// at big tables, where one win among N seats says little.
+    pub reward: RewardMode,
     /// Start a new run from this checkpoint's weights (fresh optimizer and
     /// counters); its network shape replaces `hidden` and `layer_norm`. Any
     /// checkpoint with this build's observation version works, whatever rules
@@ -141,6 +148,7 @@ impl Default for TrainConfig {
             threads: 2,
             tensorboard: true,
             truncation_reward: -1.0,
+            reward: RewardMode::Win,
             init: None,
         }
     }
@@ -315,7 +323,10 @@ impl Trainer {
             ));
         }
         let rules = Rules::load(&cfg.rules).map_err(|e| TrainError::Config(e.to_string()))?;
-        let env_cfg = EnvConfig::new(rules.clone(), cfg.players);
+        let env_cfg = EnvConfig {
+            reward: cfg.reward,
+            ..EnvConfig::new(rules.clone(), cfg.players)
+        };
         let env = VecEnv::new(env_cfg, cfg.envs, cfg.seed, cfg.threads.max(1))
             .map_err(|e| TrainError::Config(e.to_string()))?;
         std::fs::create_dir_all(out)
@@ -857,5 +868,45 @@ mod tests {
         // With reward 0 (the environment's own), no return is near -7.
         let plain = returns_after_rollout(&mut capped(dir.path(), 0.0));
         assert!(plain.iter().all(|&r| r.abs() < 3.0), "{plain:?}");
+    }
+
+    /// Classic 2-player self-play with the given reward mode.
+    fn classic_with(dir: &Path, reward: RewardMode) -> Trainer {
+        let cfg = TrainConfig {
+            rules: "classic".into(),
+            envs: 8,
+            batch_samples: 64,
+            hidden: vec![16],
+            opponents: OpponentMix {
+                self_play: 1.0,
+                snapshot: 0.0,
+                heuristic: 0.0,
+                random: 0.0,
+            },
+            eval_every: 0,
+            snapshot_every: 0,
+            threads: 1,
+            tensorboard: false,
+            reward,
+            ..TrainConfig::default()
+        };
+        Trainer::new(cfg, &dir.join(format!("{reward:?}")), false).unwrap()
+    }
+
+    #[test]
+    fn points_reward_trains_on_hand_points() {
+        let dir = tempfile::tempdir().unwrap();
+        let max_abs = |v: &[f32]| v.iter().fold(0.0f32, |m, r| m.max(r.abs()));
+        // Win: returns are mixes of +-1 and a fresh network's small values.
+        let mut win = classic_with(dir.path(), RewardMode::Win);
+        assert_eq!(win.env.config().reward, RewardMode::Win);
+        let win_returns = returns_after_rollout(&mut win);
+        assert!(max_abs(&win_returns) < 1.3, "{win_returns:?}");
+        // Points (C-6): a winner's return is the points left in the other hand
+        // / 100, over 1.5 in some of 16 classic rounds (a wild alone is 50).
+        let mut points = classic_with(dir.path(), RewardMode::Points);
+        assert_eq!(points.env.config().reward, RewardMode::Points);
+        let point_returns = returns_after_rollout(&mut points);
+        assert!(max_abs(&point_returns) > 1.5, "{point_returns:?}");
     }
 }
