@@ -227,7 +227,8 @@ pub fn encode_played(s: &State, out: &mut [f32]) {
         .try_into()
         .expect("played piece");
     // u8 -> f32 through the float's bit pattern (2^23 + c, exact for any
-    // byte), which vectorizes on baseline x86-64 where `c as f32` does not.
+    // byte): integer ops that LLVM vectorizes on baseline x86-64 (eight
+    // values per iteration in the disassembly).
     for (o, &c) in dst.iter_mut().zip(&s.played) {
         *o = f32::from_bits(0x4B00_0000 | c as u32) - 8_388_608.0;
     }
