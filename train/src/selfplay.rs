@@ -816,16 +816,10 @@ fn eval_agents(latest: &Path, opp: &str, players: usize) -> Vec<AgentSpec> {
 mod tests {
     use super::*;
 
-    /// Classic with a 4-decision cap: every round is cut short.
-    fn capped(dir: &Path, truncation_reward: f32) -> Trainer {
-        let rules = dir.join("capped.toml");
-        std::fs::write(
-            &rules,
-            "preset = \"classic\"\n[options]\nmax_decisions = 4\n",
-        )
-        .unwrap();
-        let cfg = TrainConfig {
-            rules: rules.display().to_string(),
+    /// A tiny all-self-play run on 8 games: no evaluations, snapshots or logs.
+    fn small_self_play(rules: String) -> TrainConfig {
+        TrainConfig {
+            rules,
             envs: 8,
             batch_samples: 64,
             hidden: vec![16],
@@ -839,8 +833,21 @@ mod tests {
             snapshot_every: 0,
             threads: 1,
             tensorboard: false,
-            truncation_reward,
             ..TrainConfig::default()
+        }
+    }
+
+    /// Classic with a 4-decision cap: every round is cut short.
+    fn capped(dir: &Path, truncation_reward: f32) -> Trainer {
+        let rules = dir.join("capped.toml");
+        std::fs::write(
+            &rules,
+            "preset = \"classic\"\n[options]\nmax_decisions = 4\n",
+        )
+        .unwrap();
+        let cfg = TrainConfig {
+            truncation_reward,
+            ..small_self_play(rules.display().to_string())
         };
         Trainer::new(cfg, &dir.join(format!("run{truncation_reward}")), false).unwrap()
     }
@@ -873,22 +880,8 @@ mod tests {
     /// Classic 2-player self-play with the given reward mode.
     fn classic_with(dir: &Path, reward: RewardMode) -> Trainer {
         let cfg = TrainConfig {
-            rules: "classic".into(),
-            envs: 8,
-            batch_samples: 64,
-            hidden: vec![16],
-            opponents: OpponentMix {
-                self_play: 1.0,
-                snapshot: 0.0,
-                heuristic: 0.0,
-                random: 0.0,
-            },
-            eval_every: 0,
-            snapshot_every: 0,
-            threads: 1,
-            tensorboard: false,
             reward,
-            ..TrainConfig::default()
+            ..small_self_play("classic".into())
         };
         Trainer::new(cfg, &dir.join(format!("{reward:?}")), false).unwrap()
     }
