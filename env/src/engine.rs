@@ -111,7 +111,7 @@ impl Game {
             });
         }
         let mut c = Ctx { g: self, s, ev };
-        c.s.dealer = c.seat_after(c.s.dealer, false);
+        c.s.dealer = c.s.seat_after(c.s.dealer, false);
         c.deal();
         Ok(())
     }
@@ -371,12 +371,6 @@ impl<E: Events> Ctx<'_, E> {
 
     // ----- seating -------------------------------------------------------
 
-    /// The next active seat after `seat`, going left (or right when `reversed`).
-    #[inline]
-    fn seat_after(&self, seat: u8, reversed: bool) -> u8 {
-        self.s.seat_after(seat, reversed)
-    }
-
     /// C-8: with two players (and a direction of play) Reverse acts as Skip.
     fn reverse_is_skip(&self) -> bool {
         self.s.num_active() == 2 && !self.g.random_unit
@@ -390,7 +384,7 @@ impl<E: Events> Ctx<'_, E> {
             let k = self.s.rng.below(self.s.active.count_ones());
             select_bit(self.s.active as u128, k) as u8
         } else {
-            self.seat_after(seat, self.s.reversed)
+            self.s.seat_after(seat, self.s.reversed)
         }
     }
 
@@ -760,10 +754,10 @@ impl<E: Events> Ctx<'_, E> {
                 self.begin_turn(next);
             }
             Effect::AllHit { n } => {
-                let mut p = self.seat_after(seat, self.s.reversed);
+                let mut p = self.s.seat_after(seat, self.s.reversed);
                 while p != seat {
                     self.hit_victim(p, n);
-                    p = self.seat_after(p, self.s.reversed);
+                    p = self.s.seat_after(p, self.s.reversed);
                 }
                 let next = self.next(from);
                 self.begin_turn(next);
@@ -913,7 +907,7 @@ impl<E: Events> Ctx<'_, E> {
         let hand = self.g.rules().options.hand_size;
         let mut p = self.s.dealer;
         for _ in 0..self.s.num_active() {
-            p = self.seat_after(p, false);
+            p = self.s.seat_after(p, false);
             for _ in 0..hand {
                 self.draw_card(p);
             }
@@ -982,7 +976,7 @@ impl<E: Events> Ctx<'_, E> {
                 let mut p = left;
                 while p != dealer {
                     self.hit_victim(p, n);
-                    p = self.seat_after(p, false);
+                    p = self.s.seat_after(p, false);
                 }
                 left
             }
