@@ -186,6 +186,21 @@ const TENTHS: [f32; 129] = {
     t
 };
 
+/// The four pressed/drew-on flags of a seat (bit i = colour i) as floats.
+const PRESSED_FLAGS: [[f32; NUM_COLOURS]; 16] = {
+    let mut t = [[0.0; NUM_COLOURS]; 16];
+    let mut b = 0;
+    while b < 16 {
+        let mut i = 0;
+        while i < NUM_COLOURS {
+            t[b][i] = (b >> i & 1) as f32;
+            i += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
 /// `seats` piece: public facts about every seat, relative to the observer.
 #[inline]
 pub fn encode_seats(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
@@ -203,21 +218,22 @@ pub fn encode_seats(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
     for k in 0..n.min(MAX_PLAYERS) {
         let o = &mut seats[k * SEAT_FEATURES..(k + 1) * SEAT_FEATURES];
         let p = seat_plus(seat as u8, k as u8, n as u8) as usize;
-        let pressed = s.pressed_on[p];
+        let pressed = PRESSED_FLAGS[(s.pressed_on[p] & 15) as usize];
         let row = [
             1.0,
             (s.active >> p & 1) as f32,
             TENTHS[s.hands[p].count_ones() as usize],
             s.scores[p] as f32 / target,
             (s.uno_called >> p & 1) as f32,
-            (pressed & 1) as f32,
-            (pressed >> 1 & 1) as f32,
-            (pressed >> 2 & 1) as f32,
-            (pressed >> 3 & 1) as f32,
+            pressed[0],
+            pressed[1],
+            pressed[2],
+            pressed[3],
             (p == next) as u8 as f32,
         ];
         o.copy_from_slice(&row);
     }
+    seats[n.min(MAX_PLAYERS) * SEAT_FEATURES..].fill(0.0);
 }
 
 /// `played` piece: the public discard pile, by face.
@@ -276,7 +292,11 @@ pub(crate) fn rules_piece(game: &Game) -> [f32; NUM_RULE_FLAGS] {
 #[inline]
 pub fn encode(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
     let out = &mut out[..OBS_SIZE];
-    out.fill(0.0);
+    // Only the sparse pieces are cleared: `pending`, `seats` (its padding
+    // rows included), `played` and `rules` are written whole below, and
+    // clearing all 1,480 bytes first cost about a tenth of the encoder.
+    out[HAND..PENDING].fill(0.0);
+    out[SUPPLY..RULES].fill(0.0);
     encode_hand(game, s, seat, out);
     encode_top(game, s, out);
     encode_phase(s, out);

@@ -58,6 +58,39 @@ fn mask_matches_engine_on_every_step() {
 }
 
 #[test]
+fn encoding_overwrites_every_value_of_a_reused_buffer() {
+    // The encoder clears only its sparse pieces and writes the dense ones
+    // whole, so a buffer holding garbage (here NaN, or a larger table's
+    // observation) must end up equal to one written from zeros.
+    use uno_env::rng::ChanceRng;
+    let mut dirty = vec![f32::NAN; OBS_SIZE];
+    let mut pick = ChanceRng::new(17, 0);
+    for preset in PRESETS {
+        for players in [10, 2, 7, 3] {
+            let game = Game::new(Rules::preset(preset).unwrap(), players).unwrap();
+            let mut s = game.new_state(players as u64);
+            for _ in 0..300 {
+                if s.is_round_over() {
+                    s = game.new_state(pick.below(1000) as u64);
+                }
+                let seat = s.current_player().unwrap();
+                let mut clean = vec![0.0; OBS_SIZE];
+                encode(&game, &s, seat, &mut clean);
+                encode(&game, &s, seat, &mut dirty);
+                assert_eq!(
+                    clean.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                    dirty.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                    "{preset} {players}: a value of the reused buffer was left stale"
+                );
+                let legal = game.legal_actions(&s);
+                let a = legal[pick.below(legal.len() as u32) as usize];
+                game.apply(&mut s, a).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
 fn observation_hides_other_hands_and_the_launcher() {
     // Two positions that differ only in hidden information (which card an
     // opponent holds vs which is in the launcher) encode identically for the
