@@ -1,5 +1,5 @@
-//! Profiling driver: `cargo run --release -p uno-env --example profile_step -- [obs] [batches] [envs=N]`.
-//! Steps N (default 1,024) random attack-2010 4-player games on one thread and prints the rate.
+//! Profiling driver: `cargo run --release -p uno-env --example profile_step -- [obs] [batches] [envs=N] [threads=T]`.
+//! Steps N (default 1,024) random attack-2010 4-player games on T threads (default 1) and prints the rate.
 use std::time::Instant;
 use uno_env::{Buffers, EnvConfig, Rules, VecEnv};
 fn main() {
@@ -10,8 +10,12 @@ fn main() {
         .iter()
         .find_map(|a| a.strip_prefix("envs=")?.parse().ok())
         .unwrap_or(1024);
+    let threads: usize = args
+        .iter()
+        .find_map(|a| a.strip_prefix("threads=")?.parse().ok())
+        .unwrap_or(1);
     let cfg = EnvConfig::new(Rules::preset("attack-2010").unwrap(), 4);
-    let mut env = VecEnv::new(cfg, envs, 1, 1).unwrap();
+    let mut env = VecEnv::new(cfg, envs, 1, threads).unwrap();
     let mut buf = Buffers::new(envs);
     env.reset(buf.batch()).unwrap();
     let start = Instant::now();

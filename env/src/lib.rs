@@ -34,6 +34,7 @@ pub mod rng;
 pub mod rules;
 pub mod scenario;
 pub mod state;
+mod team;
 pub mod vec_env;
 
 pub use action::{Action, ActionMask, NUM_ACTIONS, action_name};

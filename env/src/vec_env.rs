@@ -5,8 +5,9 @@
 //! game: the next observation and legal-action mask, the seat to act, rewards,
 //! `terminated` / `truncated`, and for finished episodes the final observation,
 //! length and winner — then auto-resets that game, so the written observation
-//! is already the new episode's first. Games are split across threads with
-//! `rayon::join` in a dedicated pool; every game draws chance from its own
+//! is already the new episode's first. Games are split into parts that the
+//! threads of a [`Team`](crate::team) take in turn (the calling thread is one
+//! of them); every game draws chance from its own
 //! ChaCha stream (stream = game index), so results are bit-identical for any
 //! thread count. The step path does not allocate.
 
@@ -16,7 +17,10 @@ use crate::game::{Game, MAX_PLAYERS};
 use crate::obs::{OBS_SIZE, encode, write_legal_ids, write_mask};
 use crate::rules::Rules;
 use crate::state::{Phase, State};
+use crate::team::Team;
 use serde::{Deserialize, Serialize};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What one episode is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -312,7 +316,7 @@ pub struct VecEnv {
     /// write so that `step` checks actions and `step_random` picks them
     /// without recomputing it.
     masks: Vec<u128>,
-    pool: Option<rayon::ThreadPool>,
+    team: Option<Team>,
     threads: usize,
 }
 
@@ -334,15 +338,10 @@ impl VecEnv {
         }
         let game = Game::new(config.rules.clone(), config.players)?;
         let threads = threads.max(1);
-        let pool = if threads > 1 {
-            Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .map_err(|e| {
-                        ConfigError::Invalid(format!("cannot start {threads} threads: {e}"))
-                    })?,
-            )
+        let team = if threads > 1 {
+            Some(Team::new(threads).map_err(|e| {
+                ConfigError::Invalid(format!("cannot start {threads} threads: {e}"))
+            })?)
         } else {
             None
         };
@@ -359,7 +358,7 @@ impl VecEnv {
             episodes: vec![0; num_envs],
             pickers,
             masks,
-            pool,
+            team,
             threads,
         })
     }
@@ -468,12 +467,8 @@ impl VecEnv {
             actions,
             write_obs,
         };
-        match &self.pool {
-            Some(pool) => {
-                // Finer than one chunk per thread, so work-stealing evens out uneven games.
-                let parts = self.threads * 8;
-                pool.install(|| split_run(&ctx, chunk, parts));
-            }
+        match &self.team {
+            Some(team) => parallel_run(team, &ctx, chunk),
             None => ctx.run_chunk(chunk),
         }
     }
@@ -505,8 +500,8 @@ struct Chunk<'a> {
 }
 
 impl<'a> Chunk<'a> {
-    fn split(self) -> (Chunk<'a>, Chunk<'a>) {
-        let k = self.states.len() / 2;
+    /// The first `k` games and the rest.
+    fn split_at(self, k: usize) -> (Chunk<'a>, Chunk<'a>) {
         let (s1, s2) = self.states.split_at_mut(k);
         let (e1, e2) = self.episodes.split_at_mut(k);
         let (p1, p2) = self.pickers.split_at_mut(k);
@@ -533,16 +528,39 @@ impl<'a> Chunk<'a> {
     }
 }
 
-fn split_run(ctx: &StepCtx<'_>, chunk: Chunk<'_>, parts: usize) {
-    if parts <= 1 || chunk.states.len() < 2 {
-        ctx.run_chunk(chunk);
-        return;
+/// Parts a batch is cut into per thread: finer than one per thread, so that
+/// threads which finish early take more and uneven games even out.
+const PARTS_PER_THREAD: usize = 8;
+/// Most parts a batch is cut into.
+const MAX_PARTS: usize = 64;
+
+/// Steps `chunk` on every thread of `team`: the batch is cut into parts, and
+/// each thread takes the next untaken part until none is left. Which thread
+/// steps a game does not change its result (every game has its own streams).
+fn parallel_run(team: &Team, ctx: &StepCtx<'_>, chunk: Chunk<'_>) {
+    let n = chunk.states.len();
+    let parts = (team.threads() * PARTS_PER_THREAD).min(MAX_PARTS).min(n);
+    let slots: [Mutex<Option<Chunk<'_>>>; MAX_PARTS] = std::array::from_fn(|_| Mutex::new(None));
+    let mut rest = chunk;
+    for (p, slot) in slots.iter().enumerate().take(parts) {
+        let size = rest.states.len() / (parts - p);
+        let (part, tail) = rest.split_at(size);
+        *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(part);
+        rest = tail;
     }
-    let (a, b) = chunk.split();
-    rayon::join(
-        || split_run(ctx, a, parts / 2),
-        || split_run(ctx, b, parts - parts / 2),
-    );
+    let next = AtomicUsize::new(0);
+    team.run(&|| {
+        loop {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            if k >= parts {
+                break;
+            }
+            let part = slots[k].lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(part) = part {
+                ctx.run_chunk(part);
+            }
+        }
+    });
 }
 
 struct StepCtx<'a> {

@@ -1,8 +1,11 @@
 //! The hot paths — step, legal-action mask, observation encoding, batched
-//! stepping with auto-reset — do not allocate (checked with a counting allocator).
+//! stepping with auto-reset, on one thread or several — do not allocate
+//! (checked with a counting allocator).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use uno_env::obs::{OBS_SIZE, encode, write_mask};
 use uno_env::vec_env::Picker;
 use uno_env::{Buffers, EnvConfig, Game, NUM_ACTIONS, PRESETS, Rules, VecEnv};
@@ -14,8 +17,15 @@ thread_local! {
     static ALLOCS: Cell<usize> = const { Cell::new(0) };
 }
 
+/// Allocations made by any thread (the worker threads of a multi-threaded
+/// `VecEnv` included); meaningful only while no other test runs (`SERIAL`).
+static ALL_ALLOCS: AtomicUsize = AtomicUsize::new(0);
+/// Held by every test of this file, so that `ALL_ALLOCS` counts one test only.
+static SERIAL: Mutex<()> = Mutex::new(());
+
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALL_ALLOCS.fetch_add(1, Ordering::Relaxed);
         let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
         // SAFETY: forwarded unchanged to the system allocator.
         unsafe { System.alloc(layout) }
@@ -37,6 +47,7 @@ fn allocations_during(f: impl FnOnce()) -> usize {
 
 #[test]
 fn step_mask_and_encode_do_not_allocate() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     for preset in PRESETS {
         let game = Game::new(Rules::preset(preset).unwrap(), 4).unwrap();
         let mut obs = vec![0.0f32; OBS_SIZE];
@@ -60,12 +71,19 @@ fn step_mask_and_encode_do_not_allocate() {
 
 #[test]
 fn vec_env_steps_with_auto_reset_do_not_allocate() {
+    for threads in [1, 2] {
+        vec_env_steps_do_not_allocate(threads);
+    }
+}
+
+fn vec_env_steps_do_not_allocate(threads: usize) {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let n = 64;
     let mut env = VecEnv::new(
         EnvConfig::new(Rules::preset("attack-2010").unwrap(), 3),
         n,
         1,
-        1,
+        threads,
     )
     .unwrap();
     let mut buf = Buffers::with_legal_ids(n);
@@ -73,6 +91,7 @@ fn vec_env_steps_with_auto_reset_do_not_allocate() {
     let mut actions = vec![0u32; n];
     let mut pickers: Vec<Picker> = (0..n as u64).map(|i| Picker::new(2, i)).collect();
     let mut done = 0usize;
+    let all_before = ALL_ALLOCS.load(Ordering::Relaxed);
     let allocs = allocations_during(|| {
         for _ in 0..2_000 {
             for i in 0..n {
@@ -90,6 +109,14 @@ fn vec_env_steps_with_auto_reset_do_not_allocate() {
             done += buf.terminated.iter().map(|&d| d as usize).sum::<usize>();
         }
     });
+    let all = ALL_ALLOCS.load(Ordering::Relaxed) - all_before;
     assert!(done > 0, "episodes must finish (auto-reset exercised)");
-    assert_eq!(allocs, 0, "{allocs} allocations in 4,000 batched steps");
+    assert_eq!(
+        allocs, 0,
+        "{threads} threads: {allocs} allocations in 4,000 batched steps"
+    );
+    assert_eq!(
+        all, 0,
+        "{threads} threads: {all} allocations on any thread in 4,000 batched steps"
+    );
 }

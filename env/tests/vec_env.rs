@@ -222,7 +222,9 @@ fn one_and_two_threads_give_identical_trajectories() {
             }
             trace
         };
-        assert!(run(1) == run(2), "{preset}: 1 and 2 threads differ");
+        let one = run(1);
+        assert!(one == run(2), "{preset}: 1 and 2 threads differ");
+        assert!(one == run(3), "{preset}: 1 and 3 threads differ");
     }
 }
 
