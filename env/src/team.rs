@@ -94,7 +94,9 @@ impl Team {
     /// Runs `job` once on every thread of the team (the caller included) and
     /// returns when all have finished. The job divides the work itself.
     /// A panic in any thread's job is resumed here after all have finished.
-    pub(crate) fn run(&self, job: &(dyn Fn() + Sync)) {
+    /// (`&mut self`: one batch at a time, so `job` is never written while a
+    /// worker reads it.)
+    pub(crate) fn run(&mut self, job: &(dyn Fn() + Sync)) {
         let s = &*self.shared;
         // SAFETY: every worker finished the previous batch (`busy` reached 0
         // before the last `run` returned), so none reads `job` now. The
@@ -204,7 +206,7 @@ mod tests {
     #[test]
     fn every_thread_runs_each_job_and_work_is_shared() {
         for threads in 1..=4 {
-            let team = Team::new(threads).unwrap();
+            let mut team = Team::new(threads).unwrap();
             assert_eq!(team.threads(), threads);
             for round in 0..200 {
                 let next = AtomicUsize::new(0);
@@ -232,7 +234,7 @@ mod tests {
 
     #[test]
     fn a_panicking_job_is_reported_and_the_team_keeps_working() {
-        let team = Team::new(2).unwrap();
+        let mut team = Team::new(2).unwrap();
         let caught = catch_unwind(AssertUnwindSafe(|| {
             team.run(&|| panic!("boom"));
         }));

@@ -467,7 +467,7 @@ impl VecEnv {
             actions,
             write_obs,
         };
-        match &self.team {
+        match &mut self.team {
             Some(team) => parallel_run(team, &ctx, chunk),
             None => ctx.run_chunk(chunk),
         }
@@ -537,7 +537,7 @@ const MAX_PARTS: usize = 64;
 /// Steps `chunk` on every thread of `team`: the batch is cut into parts, and
 /// each thread takes the next untaken part until none is left. Which thread
 /// steps a game does not change its result (every game has its own streams).
-fn parallel_run(team: &Team, ctx: &StepCtx<'_>, chunk: Chunk<'_>) {
+fn parallel_run(team: &mut Team, ctx: &StepCtx<'_>, chunk: Chunk<'_>) {
     let n = chunk.states.len();
     let parts = (team.threads() * PARTS_PER_THREAD).min(MAX_PARTS).min(n);
     let slots: [Mutex<Option<Chunk<'_>>>; MAX_PARTS] = std::array::from_fn(|_| Mutex::new(None));
