@@ -149,13 +149,15 @@ fn add_face_counts(game: &Game, cards: u128, out: &mut [f32]) {
     }
 }
 
-/// `hand` piece: counts of the observer's faces.
+/// `hand` piece: counts of the observer's faces, added to a piece the caller
+/// has cleared (as [`encode`] does).
 #[inline]
 pub fn encode_hand(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
     add_face_counts(game, s.hands[seat], &mut out[HAND..HAND + NUM_FACES]);
 }
 
-/// `top_card` and `active_colour` pieces.
+/// `top_card` and `active_colour` pieces: sets one-hot entries in pieces the
+/// caller has cleared (as [`encode`] does).
 #[inline]
 pub fn encode_top(game: &Game, s: &State, out: &mut [f32]) {
     out[TOP + game.card_face[s.top as usize] as usize] = 1.0;
@@ -164,7 +166,8 @@ pub fn encode_top(game: &Game, s: &State, out: &mut [f32]) {
     }
 }
 
-/// `phase` and `pending` pieces.
+/// `phase` and `pending` pieces (`phase` one-hot in a piece the caller has
+/// cleared, as [`encode`] does; `pending` written whole).
 #[inline]
 pub fn encode_phase(s: &State, out: &mut [f32]) {
     if (s.phase as usize) < NUM_DECISION_PHASES {
@@ -250,7 +253,8 @@ pub fn encode_played(s: &State, out: &mut [f32]) {
     }
 }
 
-/// `supply` piece: launcher / draw pile size and the public miss counter (L-2).
+/// `supply` piece: launcher / draw pile size and the public miss counter (L-2),
+/// one-hot in a piece the caller has cleared (as [`encode`] does).
 #[inline]
 pub fn encode_supply(game: &Game, s: &State, out: &mut [f32]) {
     out[SUPPLY] = s.pile.count_ones() as f32 / game.deck_size() as f32;
