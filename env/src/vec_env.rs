@@ -6,7 +6,7 @@
 //! `terminated` / `truncated`, and for finished episodes the final observation,
 //! length and winner — then auto-resets that game, so the written observation
 //! is already the new episode's first. Games are split into parts that the
-//! threads of a [`Team`](crate::team) take in turn (the calling thread is one
+//! threads of a thread team (`team.rs`) take in turn (the calling thread is one
 //! of them); every game draws chance from its own
 //! ChaCha stream (stream = game index), so results are bit-identical for any
 //! thread count. The step path does not allocate.
