@@ -3,7 +3,7 @@
 //! Hands, launcher/draw pile and discard pile are 128-bit sets of physical
 //! cards (see [`crate::game`]). The state holds its own chance generator, so a
 //! serialized state continues exactly as the original would (C-9). Methods here
-//! only read; transitions live in the engine (`engine.rs`, through [`Game`](crate::Game)).
+//! only read; transitions live in the engine (`engine.rs`, through [`Game`]).
 
 use crate::card::{Colour, Face, NUM_FACES};
 use crate::game::{Game, MAX_PLAYERS, iter_bits};
