@@ -1,6 +1,12 @@
 //! The PPO learner: owns the autodiff [`PolicyValueNet`], its AdamW optimizer and the
 //! hyper-parameters, runs clipped-PPO epochs over a [`RolloutBatch`] with global gradient-norm
 //! clipping, and saves/resumes itself (model + optimizer + RNG) as a checkpoint directory.
+//!
+//! Optionally it also trains an *oracle critic* ([`CriticConfig`]): a second network that
+//! estimates the value from the full state (every hand, the launcher), which only training sees.
+//! The policy keeps acting on the observation alone; the critic's lower-variance values drive
+//! the advantages, while the policy network's own value head is still trained as an auxiliary
+//! target so the shipped checkpoint keeps a meaningful value estimate.
 
 use std::fs;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -16,13 +22,48 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use uno_agents::neural::{
     CheckpointMeta, MODEL_FILE, NetConfig, NeuralError, OPTIM_FILE, PolicyValueNet,
-    load_checkpoint_on, read_meta, save_weights, tmp_path_for, write_atomic, write_meta,
+    load_checkpoint_on, load_weights, read_meta, save_weights, tmp_path_for, write_atomic,
+    write_meta,
 };
 
-use crate::ppo::{LossStats, PpoLossConfig, PpoTensors, explained_variance, normalize_advantages};
+use crate::ppo::{
+    LossStats, PpoLossConfig, PpoTensors, explained_variance, normalize_advantages, value_loss,
+};
 
 /// File name of the learner state (config, RNG, counters) inside a checkpoint directory.
 pub const LEARNER_FILE: &str = "learner.json";
+/// File name of the oracle critic's weights inside a checkpoint directory.
+pub const CRITIC_FILE: &str = "critic.bpk";
+/// File name of the oracle critic's AdamW state inside a checkpoint directory.
+pub const CRITIC_OPTIM_FILE: &str = "critic-optim.bpk";
+
+/// Salt mixed into the learner seed for the critic's initial weights.
+const CRITIC_SEED_SALT: u64 = 0xC517_1C00;
+
+/// The oracle critic (`[learner.critic]`): a value network that sees the full state.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CriticConfig {
+    /// Hidden layer widths of the critic's MLP.
+    pub hidden: Vec<usize>,
+    /// Updates after a fresh critic is attached during which only the critic learns (the
+    /// policy waits until the advantages come from a critic that has seen some data).
+    pub warmup_updates: u64,
+    /// The critic's learning rate as a multiple of the policy's (annealed alike): a critic
+    /// attached to a trained policy starts from scratch and can learn faster than the policy
+    /// may move.
+    pub lr_scale: f64,
+}
+
+impl Default for CriticConfig {
+    fn default() -> Self {
+        Self {
+            hidden: vec![256, 256],
+            warmup_updates: 10,
+            lr_scale: 1.0,
+        }
+    }
+}
 
 /// Hyper-parameters of the PPO learner.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -56,6 +97,9 @@ pub struct LearnerConfig {
     pub seed: u64,
     /// Compute device: `cpu` (default), or `wgpu` / `cuda` in builds with those features.
     pub device: String,
+    /// An oracle critic (full-state value network) for the advantages; `None` = the policy
+    /// network's own value head.
+    pub critic: Option<CriticConfig>,
 }
 
 impl Default for LearnerConfig {
@@ -75,6 +119,7 @@ impl Default for LearnerConfig {
             adam_eps: 1e-5,
             seed: 0,
             device: "cpu".into(),
+            critic: None,
         }
     }
 }
@@ -100,6 +145,16 @@ impl LearnerConfig {
         }
         if self.value_clip.is_some_and(|c| !(c.is_finite() && c > 0.0)) {
             return bad("value_clip must be > 0");
+        }
+        if let Some(c) = &self.critic
+            && (c.hidden.is_empty() || c.hidden.iter().any(|&h| h == 0 || h > 4096))
+        {
+            return bad("critic.hidden layers must be 1..=4096 wide");
+        }
+        if let Some(c) = &self.critic
+            && !(c.lr_scale.is_finite() && c.lr_scale > 0.0)
+        {
+            return bad("critic.lr_scale must be finite and > 0");
         }
         Ok(())
     }
@@ -160,6 +215,8 @@ pub struct RolloutBatch {
     pub returns: Vec<f32>,
     /// Value predictions at collection time `[n]`.
     pub old_values: Vec<f32>,
+    /// The oracle critic's inputs `[n * critic_dim]` (empty without a critic).
+    pub critic_obs: Vec<f32>,
 }
 
 impl RolloutBatch {
@@ -182,14 +239,22 @@ impl RolloutBatch {
         self.advantages.clear();
         self.returns.clear();
         self.old_values.clear();
+        self.critic_obs.clear();
     }
 
-    /// Checks lengths, action ranges, legality of the taken actions and finiteness.
-    pub fn validate(&self, obs_dim: usize, num_actions: usize) -> Result<(), LearnerError> {
+    /// Checks lengths, action ranges, legality of the taken actions and finiteness;
+    /// `critic_dim` is the oracle critic's input length (0 without a critic).
+    pub fn validate(
+        &self,
+        obs_dim: usize,
+        num_actions: usize,
+        critic_dim: usize,
+    ) -> Result<(), LearnerError> {
         let n = self.len();
         let bad = |m: String| Err(LearnerError::InvalidBatch(m));
         for (name, len, want) in [
             ("obs", self.obs.len(), n * obs_dim),
+            ("critic_obs", self.critic_obs.len(), n * critic_dim),
             ("masks", self.masks.len(), n * num_actions),
             ("old_logp", self.old_logp.len(), n),
             ("advantages", self.advantages.len(), n),
@@ -283,6 +348,24 @@ struct LearnerState {
     net: NetConfig,
     rng: ChaCha8Rng,
     updates: u64,
+    /// The oracle critic's shape and age, when the checkpoint has one.
+    #[serde(default)]
+    critic: Option<CriticState>,
+}
+
+/// What `learner.json` records of the oracle critic.
+#[derive(Clone, Serialize, Deserialize)]
+struct CriticState {
+    net: NetConfig,
+    updates: u64,
+}
+
+/// The oracle critic: its autodiff network, optimizer and number of updates it has had.
+struct Critic {
+    model: PolicyValueNet,
+    optim: ModuleOptimizer,
+    net: NetConfig,
+    updates: u64,
 }
 
 /// PPO learner owning the autodiff model, the AdamW optimizer state and the shuffling RNG.
@@ -294,6 +377,7 @@ pub struct Learner {
     device: Device,
     rng: ChaCha8Rng,
     updates: u64,
+    critic: Option<Critic>,
 }
 
 impl std::fmt::Debug for Learner {
@@ -302,6 +386,7 @@ impl std::fmt::Debug for Learner {
             .field("config", &self.config)
             .field("net", &self.net)
             .field("updates", &self.updates)
+            .field("critic", &self.critic.as_ref().map(|c| &c.net))
             .finish_non_exhaustive()
     }
 }
@@ -333,6 +418,7 @@ impl Learner {
             net,
             device,
             updates: 0,
+            critic: None,
         }
     }
 
@@ -381,14 +467,20 @@ impl Learner {
         }
         let device = training_device(&state.config)?;
         let (model, meta) = load_checkpoint_on(dir, None, &device)?;
-        let optim_path = dir.join(OPTIM_FILE);
-        if !optim_path.is_file() {
-            return Err(corrupt(&optim_path, "file is missing".into()));
-        }
-        let fresh = state.config.optimizer();
-        let optim = catch_unwind(AssertUnwindSafe(|| fresh.load(&optim_path)))
-            .map_err(|_| corrupt(&optim_path, "optimizer state could not be decoded".into()))?
-            .map_err(|e| corrupt(&optim_path, e.to_string()))?;
+        let optim = load_optim(&state.config, &dir.join(OPTIM_FILE))?;
+        let critic = match state.critic {
+            None => None,
+            Some(cs) => {
+                let path = dir.join(CRITIC_FILE);
+                let fresh = PolicyValueNet::new(&cs.net, &device)?;
+                Some(Critic {
+                    model: load_weights(fresh, &path)?,
+                    optim: load_optim(&state.config, &dir.join(CRITIC_OPTIM_FILE))?,
+                    net: cs.net,
+                    updates: cs.updates,
+                })
+            }
+        };
         let learner = Self {
             model,
             optim,
@@ -397,6 +489,7 @@ impl Learner {
             device,
             rng: state.rng,
             updates: state.updates,
+            critic,
         };
         Ok((learner, meta))
     }
@@ -417,24 +510,10 @@ impl Learner {
         })?;
         save_weights(&self.model, &dir.join(MODEL_FILE))?;
 
-        let optim_path = dir.join(OPTIM_FILE);
-        let tmp = tmp_path_for(&optim_path);
-        let saved = self
-            .optim
-            .save(&tmp)
-            .map_err(|e| NeuralError::SaveWeights {
-                path: optim_path.clone(),
-                message: e.to_string(),
-            })
-            .and_then(|()| {
-                fs::rename(&tmp, &optim_path).map_err(|e| NeuralError::Io {
-                    path: optim_path.clone(),
-                    source: e,
-                })
-            });
-        if let Err(e) = saved {
-            let _ = fs::remove_file(&tmp);
-            return Err(e.into());
+        save_optim(&self.optim, &dir.join(OPTIM_FILE))?;
+        if let Some(c) = &self.critic {
+            save_weights(&c.model, &dir.join(CRITIC_FILE))?;
+            save_optim(&c.optim, &dir.join(CRITIC_OPTIM_FILE))?;
         }
 
         let state = LearnerState {
@@ -442,6 +521,10 @@ impl Learner {
             net: self.net.clone(),
             rng: self.rng.clone(),
             updates: self.updates,
+            critic: self.critic.as_ref().map(|c| CriticState {
+                net: c.net.clone(),
+                updates: c.updates,
+            }),
         };
         let json = serde_json::to_vec_pretty(&state).map_err(|e| LearnerError::CorruptState {
             path: dir.join(LEARNER_FILE),
@@ -480,6 +563,46 @@ impl Learner {
         self.model.valid()
     }
 
+    /// Brings the oracle critic in line with `config.critic`: attaches a fresh critic over
+    /// `input_dim` inputs if one is configured and none is held, keeps a held one of the same
+    /// shape, and drops it when none is configured. A held critic of another shape is an error.
+    pub fn attach_critic(&mut self, input_dim: usize) -> Result<(), LearnerError> {
+        let Some(cc) = &self.config.critic else {
+            self.critic = None;
+            return Ok(());
+        };
+        let mut net = NetConfig::new(input_dim, 1);
+        net.hidden = cc.hidden.clone();
+        if let Some(c) = &self.critic {
+            if c.net == net {
+                return Ok(());
+            }
+            return Err(LearnerError::InvalidConfig(format!(
+                "the checkpoint's critic is {:?}, the config asks for {:?}",
+                c.net, net
+            )));
+        }
+        let seed = self.config.seed ^ CRITIC_SEED_SALT;
+        let model = PolicyValueNet::new_seeded(&net, &self.device, seed)?;
+        self.critic = Some(Critic {
+            model,
+            optim: self.config.optimizer(),
+            net,
+            updates: 0,
+        });
+        Ok(())
+    }
+
+    /// Input length of the oracle critic (`None` without one).
+    pub fn critic_input_dim(&self) -> Option<usize> {
+        self.critic.as_ref().map(|c| c.net.obs_dim)
+    }
+
+    /// A copy of the oracle critic without autodiff (its value head is the estimate).
+    pub fn critic_inference_model(&self) -> Option<PolicyValueNet> {
+        self.critic.as_ref().map(|c| c.model.valid())
+    }
+
     /// Runs `epochs` passes of shuffled-minibatch PPO over `batch` at learning rate `lr`.
     ///
     /// # Panics
@@ -487,9 +610,19 @@ impl Learner {
     /// rollout collector, not a data error.
     pub fn update(&mut self, batch: &RolloutBatch, lr: f64) -> UpdateStats {
         let start = Instant::now();
-        if let Err(e) = batch.validate(self.net.obs_dim, self.net.num_actions) {
+        let critic_dim = self.critic_input_dim().unwrap_or(0);
+        if let Err(e) = batch.validate(self.net.obs_dim, self.net.num_actions, critic_dim) {
             panic!("Learner::update: {e}");
         }
+        // A fresh critic learns alone for a few updates before its advantages move the policy.
+        let train_policy = self.critic.as_ref().is_none_or(|c| {
+            let warmup = self
+                .config
+                .critic
+                .as_ref()
+                .map_or(0, |cc| cc.warmup_updates);
+            c.updates >= warmup
+        });
         let n = batch.len();
         let mut stats = UpdateStats {
             lr,
@@ -508,7 +641,7 @@ impl Learner {
             let mut epoch_kl = 0.0f64;
             let mut epoch_steps = 0usize;
             for chunk in indices.chunks(self.config.minibatch_size) {
-                let (s, gn) = self.step_minibatch(batch, chunk, lr);
+                let (s, gn) = self.step_minibatch(batch, chunk, lr, train_policy);
                 sum.total += s.total;
                 sum.policy_loss += s.policy_loss;
                 sum.value_loss += s.value_loss;
@@ -536,17 +669,31 @@ impl Learner {
         stats.clip_frac = sum.clip_frac / m;
         stats.grad_norm = (grad_norm_sum / f64::from(m)) as f32;
         self.updates += 1;
+        if let Some(c) = &mut self.critic {
+            c.updates += 1;
+        }
         stats.seconds = start.elapsed().as_secs_f64();
         stats
     }
 
-    /// Builds the loss inputs of the samples `idx` of `batch` on the training device.
-    fn minibatch_tensors(&self, batch: &RolloutBatch, idx: &[usize]) -> (Tensor<2>, PpoTensors) {
+    /// Builds the loss inputs of the samples `idx` of `batch` on the training device: the
+    /// policy's observations, the critic's inputs (if it has a critic) and the PPO tensors.
+    fn minibatch_tensors(
+        &self,
+        batch: &RolloutBatch,
+        idx: &[usize],
+    ) -> (Tensor<2>, Option<Tensor<2>>, PpoTensors) {
         let (d, a, m) = (self.net.obs_dim, self.net.num_actions, idx.len());
-        let mut obs = Vec::with_capacity(m * d);
+        let dev = &self.device;
+        let rows = |v: &[f32], d: usize| {
+            let mut out = Vec::with_capacity(m * d);
+            for &i in idx {
+                out.extend_from_slice(&v[i * d..(i + 1) * d]);
+            }
+            Tensor::<2>::from_data(TensorData::new(out, [m, d]), dev)
+        };
         let mut masks = Vec::with_capacity(m * a);
         for &i in idx {
-            obs.extend_from_slice(&batch.obs[i * d..(i + 1) * d]);
             masks.extend_from_slice(&batch.masks[i * a..(i + 1) * a]);
         }
         let pick = |v: &[f32]| idx.iter().map(|&i| v[i]).collect::<Vec<f32>>();
@@ -555,9 +702,11 @@ impl Learner {
             normalize_advantages(&mut adv);
         }
         let actions: Vec<i64> = idx.iter().map(|&i| i64::from(batch.actions[i])).collect();
-        let dev = &self.device;
         let t1 = |v: Vec<f32>| Tensor::<1>::from_data(TensorData::new(v, [m]), dev);
-        let obs = Tensor::<2>::from_data(TensorData::new(obs, [m, d]), dev);
+        let obs = rows(&batch.obs, d);
+        let critic_obs = self
+            .critic_input_dim()
+            .map(|cd| rows(&batch.critic_obs, cd));
         // The logits/values fields are placeholders filled in by the caller after forward.
         let placeholder = Tensor::<2>::zeros([m, a], dev);
         let tensors = PpoTensors {
@@ -570,26 +719,105 @@ impl Learner {
             returns: t1(pick(&batch.returns)),
             old_values: t1(pick(&batch.old_values)),
         };
-        (obs, tensors)
+        (obs, critic_obs, tensors)
     }
 
-    /// One optimizer step on one minibatch; returns its loss stats and pre-clip grad norm.
-    fn step_minibatch(&mut self, batch: &RolloutBatch, idx: &[usize], lr: f64) -> (LossStats, f32) {
-        let (obs, mut tensors) = self.minibatch_tensors(batch, idx);
+    /// One optimizer step on one minibatch; returns its loss stats and the policy network's
+    /// pre-clip grad norm. With an oracle critic, the PPO value loss trains the critic and the
+    /// policy network's value head gets the same target as an auxiliary loss; the policy
+    /// network is only stepped when `train_policy`.
+    fn step_minibatch(
+        &mut self,
+        batch: &RolloutBatch,
+        idx: &[usize],
+        lr: f64,
+        train_policy: bool,
+    ) -> (LossStats, f32) {
+        let (obs, critic_obs, mut tensors) = self.minibatch_tensors(batch, idx);
         let (logits, values) = self.model.forward(obs);
         tensors.logits = logits;
-        tensors.values = values;
-        let (loss, stats) = crate::ppo::ppo_loss(tensors, &self.config.loss_config());
-        let mut grads = GradientsParams::from_grads(loss.backward(), &self.model);
-        let norm = global_grad_norm(&self.model, &grads);
-        if let Some(max) = self.config.max_grad_norm
-            && norm > max
-        {
-            scale_grads(&self.model, &mut grads, max / (norm + 1e-6));
+        let cfg = self.config.loss_config();
+        let (loss, stats) = match (&self.critic, critic_obs) {
+            (Some(c), Some(critic_obs)) => {
+                let (_, critic_values) = c.model.forward(critic_obs);
+                let aux = value_loss(
+                    values,
+                    tensors.old_values.clone(),
+                    tensors.returns.clone(),
+                    None,
+                );
+                tensors.values = critic_values;
+                let (loss, stats) = crate::ppo::ppo_loss(tensors, &cfg);
+                (loss + aux.mul_scalar(cfg.value_coef), stats)
+            }
+            _ => {
+                tensors.values = values;
+                crate::ppo::ppo_loss(tensors, &cfg)
+            }
+        };
+        let mut grads = loss.backward();
+        let max_norm = self.config.max_grad_norm;
+        let mut model_grads = GradientsParams::from_module(&mut grads, &self.model);
+        let norm = clip_grads(&self.model, &mut model_grads, max_norm);
+        if train_policy {
+            self.model = self.optim.step(lr, self.model.clone(), model_grads);
         }
-        self.model = self.optim.step(lr, self.model.clone(), grads);
+        if let Some(c) = &mut self.critic {
+            let mut critic_grads = GradientsParams::from_module(&mut grads, &c.model);
+            clip_grads(&c.model, &mut critic_grads, max_norm);
+            let scale = self.config.critic.as_ref().map_or(1.0, |cc| cc.lr_scale);
+            c.model = c.optim.step(lr * scale, c.model.clone(), critic_grads);
+        }
         (stats, norm)
     }
+}
+
+/// Scales `grads` down to global norm `max` if they exceed it; returns the norm before.
+fn clip_grads<M: Module>(model: &M, grads: &mut GradientsParams, max: Option<f32>) -> f32 {
+    let norm = global_grad_norm(model, grads);
+    if let Some(max) = max
+        && norm > max
+    {
+        scale_grads(model, grads, max / (norm + 1e-6));
+    }
+    norm
+}
+
+/// Writes an optimizer's state to `path` atomically (temp file + rename).
+fn save_optim(optim: &ModuleOptimizer, path: &Path) -> Result<(), LearnerError> {
+    let tmp = tmp_path_for(path);
+    let saved = optim
+        .save(&tmp)
+        .map_err(|e| NeuralError::SaveWeights {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })
+        .and_then(|()| {
+            fs::rename(&tmp, path).map_err(|e| NeuralError::Io {
+                path: path.to_path_buf(),
+                source: e,
+            })
+        });
+    if let Err(e) = saved {
+        let _ = fs::remove_file(&tmp);
+        return Err(e.into());
+    }
+    Ok(())
+}
+
+/// Reads an optimizer's state saved by [`save_optim`]; a missing or corrupt file is an error.
+fn load_optim(config: &LearnerConfig, path: &Path) -> Result<ModuleOptimizer, LearnerError> {
+    let corrupt = |message: String| LearnerError::CorruptState {
+        path: path.to_path_buf(),
+        message,
+    };
+    if !path.is_file() {
+        return Err(corrupt("file is missing".into()));
+    }
+    let fresh = config.optimizer();
+    catch_unwind(AssertUnwindSafe(|| fresh.load(path)))
+        .map_err(|_| corrupt("optimizer state could not be decoded".into()))?
+        .map_err(|e| corrupt(e.to_string()))
 }
 
 /// Sums the squared gradients of every float parameter.
@@ -781,6 +1009,99 @@ mod tests {
         assert!(last.entropy < 1.0 && last.entropy.is_finite(), "{last:?}");
     }
 
+    /// A bandit whose reward also has a hidden ±1 coin: the policy sees only the state, the
+    /// oracle critic sees the state and the coin. Collected like [`bandit_rollout`], with the
+    /// critic's values behind the advantages.
+    fn coin_rollout(
+        policy: &NeuralPolicy,
+        critic: &NeuralPolicy,
+        n: usize,
+        rng: &mut ChaCha8Rng,
+    ) -> RolloutBatch {
+        let mut b = bandit_rollout(policy, n, rng);
+        for i in 0..n {
+            let coin = rng.random_range(0..2usize);
+            b.critic_obs
+                .extend_from_slice(&b.obs[i * STATES..(i + 1) * STATES]);
+            b.critic_obs.push(coin as f32);
+            b.returns[i] += if coin == 1 { 1.0 } else { -1.0 };
+        }
+        critic
+            .values_batch(&b.critic_obs, n, &mut b.old_values)
+            .expect("critic");
+        for i in 0..n {
+            b.advantages[i] = b.returns[i] - b.old_values[i];
+        }
+        b
+    }
+
+    #[test]
+    fn oracle_critic_learns_the_hidden_part_and_the_policy_still_learns() {
+        let mut config = bandit_config();
+        config.critic = Some(CriticConfig {
+            hidden: vec![32, 32],
+            warmup_updates: 3,
+            lr_scale: 1.0,
+        });
+        let mut learner = Learner::new(bandit_net(), config.clone()).expect("learner");
+        learner.attach_critic(STATES + 1).expect("critic");
+        assert_eq!(learner.critic_input_dim(), Some(STATES + 1));
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let probe: Vec<f32> = (0..STATES * STATES)
+            .map(|i| if i % (STATES + 1) == 0 { 1.0 } else { 0.0 })
+            .collect();
+        let probe_masks: Vec<bool> = (0..STATES).flat_map(bandit_mask).collect();
+        let logits0 = logits_of(learner.inference_model(), &probe, &probe_masks, STATES);
+        let mut evs = Vec::new();
+        for u in 0..40 {
+            let policy = NeuralPolicy::new(learner.inference_model());
+            let critic = NeuralPolicy::new(learner.critic_inference_model().expect("critic"));
+            let batch = coin_rollout(&policy, &critic, 256, &mut rng);
+            evs.push(
+                learner
+                    .update(&batch, learner.config().lr)
+                    .explained_variance,
+            );
+            let logits = logits_of(learner.inference_model(), &probe, &probe_masks, STATES);
+            // Warm-up: the first 3 updates train only the critic.
+            assert_eq!(max_diff(&logits, &logits0) == 0.0, u < 3, "update {u}");
+        }
+        let (p, acc) = bandit_quality(&NeuralPolicy::new(learner.inference_model()));
+        assert!(p > 0.9 && acc == 1.0, "p(correct) = {p}, accuracy {acc}");
+        // The coin carries 80 % or more of the return variance once the policy is good; only a
+        // critic that reads it explains that much (its values are the batch's old values).
+        let late = evs[30..].iter().sum::<f32>() / 10.0;
+        assert!(late > 0.8, "critic explained variance {late}, all {evs:?}");
+
+        // Save -> load keeps the critic exactly; a corrupt critic file is an error.
+        let dir = temp_dir("critic");
+        let meta = CheckpointMeta::new("classic", 2, 1, bandit_net());
+        learner.save(&dir, &meta).expect("save");
+        let (loaded, _) = Learner::load(&dir, None).expect("load");
+        let mut x = vec![0.0; 2 * (STATES + 1)];
+        x[1] = 1.0;
+        x[STATES + 1 + 2] = 1.0;
+        x[2 * (STATES + 1) - 1] = 1.0;
+        let values = |l: &Learner| {
+            let mut v = vec![0.0; 2];
+            NeuralPolicy::new(l.critic_inference_model().expect("critic"))
+                .values_batch(&x, 2, &mut v)
+                .expect("values");
+            v
+        };
+        assert_eq!(values(&loaded), values(&learner));
+        assert!((values(&learner)[1] - values(&learner)[0]).abs() > 1.0);
+        let bytes = fs::read(dir.join(CRITIC_FILE)).expect("read");
+        fs::write(dir.join(CRITIC_FILE), &bytes[..bytes.len() / 2]).expect("write");
+        let err = Learner::load(&dir, None).expect_err("corrupt critic loads");
+        assert!(err.to_string().contains(CRITIC_FILE), "{err}");
+        // Asking for a critic of another shape than the checkpoint's is refused.
+        fs::write(dir.join(CRITIC_FILE), &bytes).expect("write");
+        let (mut other, _) = Learner::load(&dir, None).expect("load");
+        assert!(other.attach_critic(STATES + 7).is_err());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn training_is_deterministic_per_seed_even_across_threads() {
         let run = |seed: u64| {
@@ -968,20 +1289,20 @@ mod tests {
             NeuralPolicy::new(PolicyValueNet::new(&bandit_net(), &Device::flex()).expect("net"));
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let good = bandit_rollout(&policy, 8, &mut rng);
-        assert!(good.validate(STATES, ACTIONS).is_ok());
+        assert!(good.validate(STATES, ACTIONS, 0).is_ok());
         let mut b = good.clone();
         b.returns.pop();
-        assert!(b.validate(STATES, ACTIONS).is_err());
+        assert!(b.validate(STATES, ACTIONS, 0).is_err());
         let mut b = good.clone();
         b.actions[0] = ACTIONS as u32;
-        assert!(b.validate(STATES, ACTIONS).is_err());
+        assert!(b.validate(STATES, ACTIONS, 0).is_err());
         let mut b = good.clone();
         let a = b.actions[2] as usize;
         b.masks[2 * ACTIONS + a] = false;
-        assert!(b.validate(STATES, ACTIONS).is_err());
+        assert!(b.validate(STATES, ACTIONS, 0).is_err());
         let mut b = good;
         b.advantages[1] = f32::NAN;
-        assert!(b.validate(STATES, ACTIONS).is_err());
+        assert!(b.validate(STATES, ACTIONS, 0).is_err());
         assert!(
             LearnerConfig {
                 minibatch_size: 0,
@@ -999,7 +1320,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let batch = bandit_rollout(&policy, 64, &mut rng);
         let idx: Vec<usize> = (0..64).collect();
-        let (obs, mut t) = learner.minibatch_tensors(&batch, &idx);
+        let (obs, _, mut t) = learner.minibatch_tensors(&batch, &idx);
         let (logits, values) = learner.model.forward(obs);
         t.logits = logits;
         t.values = values;

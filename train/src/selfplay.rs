@@ -10,7 +10,10 @@
 //! samples. Each (game, seat) keeps its own trajectory; when a game ends, its
 //! trajectories get the terminal rewards, GAE(λ), and join the training batch
 //! (trajectories still open carry over to the next update). Updates happen
-//! every `batch_samples` samples; the learning rate anneals linearly.
+//! every `batch_samples` samples; the learning rate anneals linearly. With
+//! `[learner.critic]` the values behind GAE come from an oracle critic that
+//! reads the full state (`encode_oracle` from the acting seat) instead of the
+//! policy network's value head.
 //!
 //! A run directory holds `latest/` (learner checkpoint: model, optimizer,
 //! learner state, meta), `trainer.json` (counters and the opponent pool),
@@ -28,9 +31,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use uno_agents::neural::{CheckpointMeta, NetConfig, NeuralPolicy, sample_masked, save_checkpoint};
 use uno_agents::{Agent, AgentSpec, ArenaConfig, build, run_arena};
-use uno_env::obs::OBS_SIZE;
+use uno_env::obs::{OBS_SIZE, ORACLE_SIZE, encode_oracle};
 use uno_env::{
-    Buffers, EnvConfig, MAX_PLAYERS, NUM_ACTIONS, OBS_VERSION, RewardMode, Rules, VecEnv,
+    Buffers, EnvConfig, Game, MAX_PLAYERS, NUM_ACTIONS, OBS_VERSION, RewardMode, Rules, State,
+    VecEnv,
 };
 
 /// Weights of the opponents drawn for the non-learner seats of an episode.
@@ -219,6 +223,8 @@ struct Traj {
     logp: Vec<f32>,
     values: Vec<f32>,
     rewards: Vec<f32>,
+    /// The oracle critic's inputs (empty without a critic).
+    oracle: Vec<f32>,
 }
 
 impl Traj {
@@ -232,6 +238,7 @@ impl Traj {
         self.logp.clear();
         self.values.clear();
         self.rewards.clear();
+        self.oracle.clear();
     }
 }
 
@@ -243,6 +250,8 @@ struct Group {
     masks: Vec<bool>,
     logits: Vec<f32>,
     values: Vec<f32>,
+    /// Full-state inputs of the oracle critic (learner group only, with a critic).
+    oracle: Vec<f32>,
 }
 
 impl Group {
@@ -250,6 +259,7 @@ impl Group {
         self.envs.clear();
         self.obs.clear();
         self.masks.clear();
+        self.oracle.clear();
     }
     fn push(&mut self, i: usize, buf: &Buffers) {
         self.envs.push(i);
@@ -260,6 +270,18 @@ impl Group {
                 .iter()
                 .map(|&b| b == 1),
         );
+    }
+    /// Appends the full state of `s` as seen from `seat`, for the oracle critic.
+    fn push_oracle(&mut self, game: &Game, s: &State, seat: usize) {
+        let at = self.oracle.len();
+        self.oracle.resize(at + ORACLE_SIZE, 0.0);
+        encode_oracle(game, s, seat, &mut self.oracle[at..]);
+    }
+    /// Replaces the values of the policy's forward pass by the oracle critic's.
+    fn critic_values(&mut self, critic: &NeuralPolicy) -> Result<(), TrainError> {
+        critic
+            .values_batch(&self.oracle, self.envs.len(), &mut self.values)
+            .map_err(|e| TrainError::Learner(e.into()))
     }
     fn forward(&mut self, policy: &NeuralPolicy) -> Result<(), TrainError> {
         let n = self.envs.len();
@@ -287,6 +309,8 @@ pub struct Trainer {
     learner: Learner,
     device: burn::tensor::Device,
     policy: NeuralPolicy,
+    /// Inference copy of the learner's oracle critic, if it has one.
+    critic: Option<NeuralPolicy>,
     pool: Vec<NeuralPolicy>,
     ctl: Vec<Vec<Ctl>>,
     trajs: Vec<Vec<Traj>>,
@@ -333,7 +357,7 @@ impl Trainer {
             .map_err(|e| TrainError::Io(format!("cannot create {}: {e}", out.display())))?;
         let expected = Some((OBS_VERSION, OBS_SIZE, NUM_ACTIONS));
         let latest = out.join("latest");
-        let (learner, state) = if resume && latest.join("meta.json").is_file() {
+        let (mut learner, state) = if resume && latest.join("meta.json").is_file() {
             let (learner, meta) = Learner::load(&latest, expected)?;
             if meta.rules != rules.name || meta.players != cfg.players {
                 return Err(TrainError::Config(format!(
@@ -369,6 +393,7 @@ impl Trainer {
             };
             (learner, TrainerState::default())
         };
+        learner.attach_critic(ORACLE_SIZE)?;
         let mut pool = Vec::new();
         for dir in &state.pool {
             if let Ok((p, _)) = NeuralPolicy::load(dir, expected) {
@@ -379,6 +404,9 @@ impl Trainer {
         let device = uno_agents::neural::device_by_name(&learner.config().device)
             .map_err(|e| TrainError::Learner(e.into()))?;
         let policy = NeuralPolicy::new_on(learner.inference_model(), device.clone());
+        let critic = learner
+            .critic_inference_model()
+            .map(|c| NeuralPolicy::new_on(c, device.clone()));
         let n = cfg.envs;
         let players = cfg.players;
         let mut t = Trainer {
@@ -390,6 +418,7 @@ impl Trainer {
             learner,
             device,
             policy,
+            critic,
             pool,
             ctl: (0..n).map(|_| Vec::new()).collect(),
             trajs: (0..n)
@@ -493,7 +522,12 @@ impl Trainer {
                 continue;
             }
             match &mut self.ctl[i][seat] {
-                Ctl::Learner => learner.push(i, &self.buf),
+                Ctl::Learner => {
+                    learner.push(i, &self.buf);
+                    if self.critic.is_some() {
+                        learner.push_oracle(self.env.game(), self.env.state(i), seat);
+                    }
+                }
                 Ctl::Snapshot(k) => snaps[*k].push(i, &self.buf),
                 Ctl::Agent(agent) => {
                     *action = agent.act(self.env.game(), self.env.state(i), seat) as u32;
@@ -502,6 +536,9 @@ impl Trainer {
         }
         if !learner.envs.is_empty() {
             learner.forward(&self.policy)?;
+            if let Some(critic) = &self.critic {
+                learner.critic_values(critic)?;
+            }
             for (r, &i) in learner.envs.iter().enumerate() {
                 let logits = &learner.logits[r * NUM_ACTIONS..(r + 1) * NUM_ACTIONS];
                 let mask = &learner.masks[r * NUM_ACTIONS..(r + 1) * NUM_ACTIONS];
@@ -516,6 +553,10 @@ impl Trainer {
                 t.logp.push(logp);
                 t.values.push(learner.values[r]);
                 t.rewards.push(0.0);
+                if self.critic.is_some() {
+                    t.oracle
+                        .extend_from_slice(&learner.oracle[r * ORACLE_SIZE..(r + 1) * ORACLE_SIZE]);
+                }
             }
         }
         for (k, g) in snaps.iter_mut().enumerate() {
@@ -597,6 +638,7 @@ impl Trainer {
             b.advantages.extend_from_slice(&gae.advantages);
             b.returns.extend_from_slice(&gae.returns);
             b.old_values.extend_from_slice(&t.values);
+            b.critic_obs.extend_from_slice(&t.oracle);
             t.clear();
         }
     }
@@ -642,6 +684,10 @@ impl Trainer {
             self.ready.clear();
             self.state.updates += 1;
             self.policy = NeuralPolicy::new_on(self.learner.inference_model(), self.device.clone());
+            self.critic = self
+                .learner
+                .critic_inference_model()
+                .map(|c| NeuralPolicy::new_on(c, self.device.clone()));
             self.log_update(&stats, rollout_secs, rate)?;
             since_ckpt += 1;
             if self.cfg.snapshot_every > 0
@@ -901,5 +947,68 @@ mod tests {
         assert_eq!(points.env.config().reward, RewardMode::Points);
         let point_returns = returns_after_rollout(&mut points);
         assert!(max_abs(&point_returns) > 1.5, "{point_returns:?}");
+    }
+
+    #[test]
+    fn oracle_critic_sees_the_full_state_and_survives_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = small_self_play("attack-2010".into());
+        cfg.learner.critic = Some(crate::learner::CriticConfig {
+            hidden: vec![16],
+            warmup_updates: 1,
+            lr_scale: 2.0,
+        });
+        cfg.steps = 1500;
+        let run = dir.path().join("critic");
+        let mut t = Trainer::new(cfg.clone(), &run, false).unwrap();
+        assert_eq!(t.learner.critic_input_dim(), Some(ORACLE_SIZE));
+        returns_after_rollout(&mut t);
+        let b = &t.ready;
+        assert!(!b.is_empty());
+        assert_eq!(b.critic_obs.len(), b.len() * ORACLE_SIZE);
+        for i in 0..b.len() {
+            let oracle = &b.critic_obs[i * ORACLE_SIZE..(i + 1) * ORACLE_SIZE];
+            // The oracle input is the sample's own observation followed by the hidden part:
+            // the other player's hand (not empty while the round goes on) and the launcher.
+            assert_eq!(
+                &oracle[..OBS_SIZE],
+                &b.obs[i * OBS_SIZE..(i + 1) * OBS_SIZE]
+            );
+            let other_hand: f32 = oracle[OBS_SIZE..OBS_SIZE + uno_env::NUM_FACES].iter().sum();
+            assert!(
+                other_hand >= 1.0,
+                "sample {i}: other hand holds {other_hand}"
+            );
+        }
+        t.run(Arc::new(AtomicBool::new(false)), |_| {}).unwrap();
+        let updates = t.learner.updates();
+        assert!(updates >= 1);
+        assert!(
+            run.join("latest")
+                .join(crate::learner::CRITIC_FILE)
+                .is_file()
+        );
+        // Resuming restores the critic (same shape, same weights) and keeps counting.
+        let critic_before = t.critic.as_ref().unwrap().net().clone();
+        let mut more = cfg.clone();
+        more.steps = 3000;
+        let t2 = Trainer::new(more, &run, true).unwrap();
+        assert_eq!(t2.learner.updates(), updates);
+        let probe = &b_obs_probe(&t);
+        let values = |p: &NeuralPolicy| {
+            let mut v = vec![0.0; 1];
+            p.values_batch(probe, 1, &mut v).unwrap();
+            v[0]
+        };
+        let resumed = NeuralPolicy::new(t2.learner.critic_inference_model().unwrap());
+        assert_eq!(values(&resumed), values(&NeuralPolicy::new(critic_before)));
+    }
+
+    /// The oracle input of game 0 from its acting seat.
+    fn b_obs_probe(t: &Trainer) -> Vec<f32> {
+        let mut v = vec![0.0; ORACLE_SIZE];
+        let seat = t.buf.seat[0] as usize;
+        encode_oracle(t.env.game(), t.env.state(0), seat, &mut v);
+        v
     }
 }

@@ -77,8 +77,7 @@ impl NeuralPolicy {
         if batch == 0 {
             return Ok(());
         }
-        let x = Tensor::<2>::from_data(TensorData::new(obs.to_vec(), [batch, d]), &self.device);
-        let (logits, values) = self.net.forward(x);
+        let (logits, values) = self.run(obs, batch);
         let logits = to_host(logits.into_data())?;
         check_len("network logits", logits.len(), batch * a)?;
         out_logits.copy_from_slice(&logits);
@@ -89,6 +88,34 @@ impl NeuralPolicy {
             out_values.copy_from_slice(&values);
         }
         Ok(())
+    }
+
+    /// Only the value head's estimates for `batch` observations (`obs` is `[batch * obs_dim]`),
+    /// written to `out_values` (`[batch]`): for critics, whose logits nobody reads.
+    pub fn values_batch(
+        &self,
+        obs: &[f32],
+        batch: usize,
+        out_values: &mut [f32],
+    ) -> Result<(), NeuralError> {
+        check_len("obs", obs.len(), batch * self.obs_dim())?;
+        check_len("out_values", out_values.len(), batch)?;
+        if batch == 0 {
+            return Ok(());
+        }
+        let values = to_host(self.run(obs, batch).1.into_data())?;
+        check_len("network values", values.len(), batch)?;
+        out_values.copy_from_slice(&values);
+        Ok(())
+    }
+
+    /// The network's raw outputs for `batch` rows of `obs` (lengths checked by the caller).
+    fn run(&self, obs: &[f32], batch: usize) -> (Tensor<2>, Tensor<1>) {
+        let x = Tensor::<2>::from_data(
+            TensorData::new(obs.to_vec(), [batch, self.obs_dim()]),
+            &self.device,
+        );
+        self.net.forward(x)
     }
 
     /// Masked logits for a batch (see [`forward_batch`](Self::forward_batch)), without values.
