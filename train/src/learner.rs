@@ -422,19 +422,24 @@ impl Learner {
         }
     }
 
-    /// Starts training from a policy checkpoint (weights only) with a fresh optimizer.
+    /// Starts training from a policy checkpoint (weights only) with a fresh optimizer; with
+    /// `grow_to`, the checkpoint's network is first grown to that larger shape, computing the
+    /// same function (see [`PolicyValueNet::grown`]).
     pub fn from_policy_checkpoint(
         dir: &Path,
         expected: Option<(u32, usize, usize)>,
         config: LearnerConfig,
+        grow_to: Option<&NetConfig>,
     ) -> Result<(Self, CheckpointMeta), LearnerError> {
         config.validate()?;
         let device = training_device(&config)?;
-        let (model, meta) = load_checkpoint_on(dir, expected, &device)?;
-        Ok((
-            Self::assemble(model, meta.net.clone(), config, device),
-            meta,
-        ))
+        let (mut model, meta) = load_checkpoint_on(dir, expected, &device)?;
+        let mut net = meta.net.clone();
+        if let Some(bigger) = grow_to {
+            model = model.grown(bigger, &device, config.seed)?;
+            net = bigger.clone();
+        }
+        Ok((Self::assemble(model, net, config, device), meta))
     }
 
     /// Resumes a learner saved by [`save`](Self::save): weights, optimizer state, config,
@@ -1103,6 +1108,36 @@ mod tests {
     }
 
     #[test]
+    fn a_grown_checkpoint_plays_the_same_and_then_learns() {
+        let dir = temp_dir("grow");
+        let learner = Learner::new(bandit_net(), bandit_config()).expect("learner");
+        let meta = CheckpointMeta::new("test", 2, 1, bandit_net());
+        learner.save(&dir, &meta).expect("save");
+        let mut bigger = bandit_net();
+        bigger.hidden = vec![48, 32, 40];
+        let (mut grown, _) =
+            Learner::from_policy_checkpoint(&dir, None, bandit_config(), Some(&bigger))
+                .expect("grow");
+        assert_eq!(grown.net_config(), &bigger);
+        let probe: Vec<f32> = (0..STATES * STATES)
+            .map(|i| if i % (STATES + 1) == 0 { 1.0 } else { 0.0 })
+            .collect();
+        let masks: Vec<bool> = (0..STATES).flat_map(bandit_mask).collect();
+        let before = logits_of(learner.inference_model(), &probe, &masks, STATES);
+        let after = logits_of(grown.inference_model(), &probe, &masks, STATES);
+        assert!(max_diff(&before, &after) < 1e-5, "{before:?} vs {after:?}");
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        for _ in 0..40 {
+            let policy = NeuralPolicy::new(grown.inference_model());
+            let batch = bandit_rollout(&policy, 256, &mut rng);
+            grown.update(&batch, grown.config().lr);
+        }
+        let (p, acc) = bandit_quality(&NeuralPolicy::new(grown.inference_model()));
+        assert!(p > 0.9 && acc == 1.0, "p(correct) = {p}, accuracy {acc}");
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn training_is_deterministic_per_seed_even_across_threads() {
         let run = |seed: u64| {
             move || {
@@ -1183,7 +1218,7 @@ mod tests {
         // One more update on both: same result only if optimizer state and RNG were restored.
         let batch = bandit_rollout(&NeuralPolicy::new(learner.inference_model()), 128, &mut rng);
         let (fresh_optim, _) =
-            Learner::from_policy_checkpoint(&dir, None, cfg.clone()).expect("policy ckpt");
+            Learner::from_policy_checkpoint(&dir, None, cfg.clone(), None).expect("policy ckpt");
         let mut fresh_optim = fresh_optim;
         fresh_optim.rng = resumed.rng.clone();
         learner.update(&batch, 1e-2);
@@ -1231,7 +1266,12 @@ mod tests {
             Err(LearnerError::Neural(NeuralError::ObsDimMismatch { .. }))
         ));
         assert!(matches!(
-            Learner::from_policy_checkpoint(&dir, Some((1, STATES, ACTIONS + 1)), bandit_config()),
+            Learner::from_policy_checkpoint(
+                &dir,
+                Some((1, STATES, ACTIONS + 1)),
+                bandit_config(),
+                None
+            ),
             Err(LearnerError::Neural(NeuralError::NumActionsMismatch { .. }))
         ));
 

@@ -121,6 +121,9 @@ pub struct TrainConfig {
     /// checkpoint with this build's observation version works, whatever rules
     /// or table size it was trained for (one action and observation space).
     pub init: Option<PathBuf>,
+    /// With `init`: grow the checkpoint's network to `hidden` (same function, more capacity:
+    /// every layer at least as wide, extra layers at the end) instead of adopting its shape.
+    pub grow: bool,
 }
 
 impl Default for TrainConfig {
@@ -154,6 +157,7 @@ impl Default for TrainConfig {
             truncation_reward: -1.0,
             reward: RewardMode::Win,
             init: None,
+            grow: false,
         }
     }
 }
@@ -384,9 +388,11 @@ impl Trainer {
             lc.seed = cfg.seed;
             let learner = match &cfg.init {
                 Some(dir) => {
-                    let (learner, meta) = Learner::from_policy_checkpoint(dir, expected, lc)?;
-                    cfg.hidden = meta.net.hidden.clone();
-                    cfg.layer_norm = meta.net.layer_norm;
+                    let grow_to = cfg.grow.then(|| net_config(&cfg));
+                    let (learner, _) =
+                        Learner::from_policy_checkpoint(dir, expected, lc, grow_to.as_ref())?;
+                    cfg.hidden = learner.net_config().hidden.clone();
+                    cfg.layer_norm = learner.net_config().layer_norm;
                     learner
                 }
                 None => Learner::new(net_config(&cfg), lc)?,

@@ -2,7 +2,7 @@
 
 use burn::module::{Module, ModuleVisitor, Param};
 use burn::nn::{Initializer, LayerNorm, LayerNormConfig, Linear, LinearConfig, Relu};
-use burn::tensor::{Device, Tensor};
+use burn::tensor::{Device, Tensor, TensorData};
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
 
@@ -176,11 +176,190 @@ impl PolicyValueNet {
     }
 }
 
+impl PolicyValueNet {
+    /// The widths of the hidden layers.
+    pub fn hidden(&self) -> Vec<usize> {
+        self.trunk.iter().map(|l| l.weight.dims()[1]).collect()
+    }
+
+    /// A larger network computing exactly the same function (Net2Net-style growth), ready to
+    /// learn more: `config` keeps the observation and action sizes, every existing hidden layer
+    /// is at least as wide, and added layers (after the existing ones) are at least as wide as
+    /// the last one. The old units keep their weights and ignore the new ones (zero weights);
+    /// new units get fresh random inputs (from `seed`) and start with zero weight into the old
+    /// units and the heads; an added layer carries the previous layer's units through an
+    /// identity block (exact after a ReLU, whose outputs are never negative). LayerNorm
+    /// networks cannot grow this way (the normalisation would change) and are refused.
+    pub fn grown(
+        &self,
+        config: &NetConfig,
+        device: &Device,
+        seed: u64,
+    ) -> Result<Self, NeuralError> {
+        let old = self.hidden();
+        let refuse = |why: String| {
+            Err(NeuralError::InvalidConfig(format!(
+                "cannot grow {old:?} to {:?}: {why}",
+                config.hidden
+            )))
+        };
+        if !self.norms.is_empty() || config.layer_norm {
+            return refuse("LayerNorm networks cannot grow exactly".into());
+        }
+        if config.obs_dim != self.obs_dim || config.num_actions != self.num_actions {
+            return refuse(format!(
+                "observation/action sizes {}/{} differ from {}/{}",
+                config.obs_dim, config.num_actions, self.obs_dim, self.num_actions
+            ));
+        }
+        let last = old.last().copied().unwrap_or(self.obs_dim);
+        let narrower = config.hidden.len() < old.len()
+            || old.iter().zip(&config.hidden).any(|(o, n)| n < o)
+            || config.hidden[old.len()..].iter().any(|&n| n < last);
+        if narrower {
+            return refuse(
+                "every layer must be at least as wide, added layers at least as wide as the last"
+                    .into(),
+            );
+        }
+        let mut net = Self::new_seeded(config, device, seed)?;
+        // `carried`: how many leading inputs of the current layer are the old network's units.
+        let mut carried = self.obs_dim;
+        for (j, layer) in net.trunk.iter_mut().enumerate() {
+            let [din, dout] = layer.weight.dims();
+            let mut w = host(layer.weight.val())?;
+            let mut b = match &layer.bias {
+                Some(bias) => host(bias.val())?,
+                None => vec![0.0; dout],
+            };
+            match self.trunk.get(j) {
+                Some(src) => {
+                    let ow = host(src.weight.val())?;
+                    let od = old[j];
+                    for i in 0..din {
+                        for o in 0..od {
+                            w[i * dout + o] = if i < carried { ow[i * od + o] } else { 0.0 };
+                        }
+                    }
+                    if let Some(ob) = &src.bias {
+                        b[..od].copy_from_slice(&host(ob.val())?);
+                    }
+                    carried = od;
+                }
+                None => {
+                    for i in 0..din {
+                        for o in 0..carried {
+                            w[i * dout + o] = if i == o { 1.0 } else { 0.0 };
+                        }
+                    }
+                    b[..carried].fill(0.0);
+                }
+            }
+            set_linear(layer, w, b, device);
+        }
+        for (head, src) in [
+            (&mut net.policy, &self.policy),
+            (&mut net.value, &self.value),
+        ] {
+            let [din, dout] = head.weight.dims();
+            let ow = host(src.weight.val())?;
+            let mut w = vec![0.0; din * dout];
+            w[..carried * dout].copy_from_slice(&ow[..carried * dout]);
+            let b = match &src.bias {
+                Some(ob) => host(ob.val())?,
+                None => vec![0.0; dout],
+            };
+            set_linear(head, w, b, device);
+        }
+        Ok(net)
+    }
+}
+
+/// A parameter tensor's values on the host.
+fn host<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, NeuralError> {
+    t.into_data()
+        .try_into_vec::<f32>()
+        .map_err(|e| NeuralError::Shape(format!("cannot read a parameter: {e:?}")))
+}
+
+/// Replaces a linear layer's weight (`[d_in, d_out]`, row-major) and bias.
+fn set_linear(layer: &mut Linear, w: Vec<f32>, b: Vec<f32>, device: &Device) {
+    let [din, dout] = layer.weight.dims();
+    layer.weight = Param::from_tensor(Tensor::<2>::from_data(
+        TensorData::new(w, [din, dout]),
+        device,
+    ));
+    layer.bias = Some(Param::from_tensor(Tensor::<1>::from_data(
+        TensorData::new(b, [dout]),
+        device,
+    )));
+}
+
 /// Forces the lazy initialisation of every float parameter.
 struct Materialize;
 
 impl ModuleVisitor for Materialize {
     fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
         let _ = param.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use burn::tensor::TensorData;
+
+    fn outputs(net: &PolicyValueNet, x: &[f32], rows: usize) -> (Vec<f32>, Vec<f32>) {
+        let d = net.obs_dim();
+        let t = Tensor::<2>::from_data(TensorData::new(x.to_vec(), [rows, d]), &Device::flex());
+        let (l, v) = net.forward(t);
+        (host(l).expect("logits"), host(v).expect("values"))
+    }
+
+    fn config(hidden: &[usize]) -> NetConfig {
+        NetConfig {
+            obs_dim: 5,
+            num_actions: 4,
+            hidden: hidden.to_vec(),
+            layer_norm: false,
+        }
+    }
+
+    #[test]
+    fn a_grown_network_computes_the_same_function() {
+        let dev = Device::flex();
+        let small = PolicyValueNet::new_seeded(&config(&[8, 6]), &dev, 3).expect("net");
+        let x: Vec<f32> = (0..5 * 7)
+            .map(|i| ((i * 37 % 11) as f32 - 5.0) / 3.0)
+            .collect();
+        let (l0, v0) = outputs(&small, &x, 7);
+        for hidden in [&[8, 6][..], &[16, 6], &[8, 10], &[12, 9, 9], &[8, 6, 6, 20]] {
+            let big = small.grown(&config(hidden), &dev, 4).expect("grow");
+            assert_eq!(big.hidden(), hidden);
+            let (l, v) = outputs(&big, &x, 7);
+            let diff = l.iter().chain(&v).zip(l0.iter().chain(&v0));
+            let max = diff.map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+            assert!(max < 1e-5, "{hidden:?}: outputs differ by {max}");
+        }
+        // The new units are live: their incoming weights are not zero.
+        let big = small.grown(&config(&[16, 6]), &dev, 4).expect("grow");
+        let w = host(big.trunk[0].weight.val()).expect("w");
+        assert!((0..5).any(|i| (8..16).any(|o| w[i * 16 + o] != 0.0)));
+    }
+
+    #[test]
+    fn growth_that_cannot_preserve_the_function_is_refused() {
+        let dev = Device::flex();
+        let small = PolicyValueNet::new_seeded(&config(&[8, 6]), &dev, 3).expect("net");
+        for hidden in [&[8][..], &[4, 6], &[8, 6, 5]] {
+            let err = small.grown(&config(hidden), &dev, 4).expect_err("narrower");
+            assert!(err.to_string().contains("cannot grow"), "{err}");
+        }
+        let mut ln = config(&[8, 6]);
+        ln.layer_norm = true;
+        assert!(small.grown(&ln, &dev, 4).is_err());
+        let mut other = config(&[8, 6]);
+        other.obs_dim = 6;
+        assert!(small.grown(&other, &dev, 4).is_err());
     }
 }

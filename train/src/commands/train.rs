@@ -45,6 +45,10 @@ pub struct Args {
     /// for a 4-player run); fresh optimizer and counters.
     #[arg(long)]
     init: Option<PathBuf>,
+    /// With --init: grow the checkpoint's network to these hidden widths (e.g. 512,512),
+    /// computing the same function with more capacity.
+    #[arg(long, value_delimiter = ',', requires = "init")]
+    grow: Option<Vec<usize>>,
     /// Compute device: cpu (default), or wgpu / cuda[:N] in builds with `--features wgpu` / `--features cuda`.
     #[arg(long)]
     device: Option<String>,
@@ -97,6 +101,10 @@ pub fn run(a: Args) -> CmdResult {
     }
     if let Some(v) = a.init {
         cfg.init = Some(v);
+    }
+    if let Some(v) = a.grow {
+        cfg.hidden = v;
+        cfg.grow = true;
     }
     if let Some(v) = a.device {
         uno_agents::neural::device_by_name(&v).map_err(|e| e.to_string())?;
