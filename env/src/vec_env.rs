@@ -316,8 +316,8 @@ pub struct VecEnv {
     /// write so that `step` checks actions and `step_random` picks them
     /// without recomputing it.
     masks: Vec<u128>,
+    /// The worker team when stepping on more than one thread.
     team: Option<Team>,
-    threads: usize,
 }
 
 /// The seed of episode `k` of a game (episode 0 uses the base seed itself).
@@ -359,7 +359,6 @@ impl VecEnv {
             pickers,
             masks,
             team,
-            threads,
         })
     }
 
@@ -370,7 +369,7 @@ impl VecEnv {
 
     /// Threads used.
     pub fn threads(&self) -> usize {
-        self.threads
+        self.team.as_ref().map_or(1, Team::threads)
     }
 
     /// The compiled game.
