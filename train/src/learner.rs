@@ -146,15 +146,13 @@ impl LearnerConfig {
         if self.value_clip.is_some_and(|c| !(c.is_finite() && c > 0.0)) {
             return bad("value_clip must be > 0");
         }
-        if let Some(c) = &self.critic
-            && (c.hidden.is_empty() || c.hidden.iter().any(|&h| h == 0 || h > 4096))
-        {
-            return bad("critic.hidden layers must be 1..=4096 wide");
-        }
-        if let Some(c) = &self.critic
-            && !(c.lr_scale.is_finite() && c.lr_scale > 0.0)
-        {
-            return bad("critic.lr_scale must be finite and > 0");
+        if let Some(c) = &self.critic {
+            if c.hidden.is_empty() || c.hidden.iter().any(|&h| h == 0 || h > 4096) {
+                return bad("critic.hidden layers must be 1..=4096 wide");
+            }
+            if !(c.lr_scale.is_finite() && c.lr_scale > 0.0) {
+                return bad("critic.lr_scale must be finite and > 0");
+            }
         }
         Ok(())
     }

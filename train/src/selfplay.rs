@@ -350,6 +350,11 @@ impl Trainer {
                 "hidden layers must be 1..=4096 wide".into(),
             ));
         }
+        if cfg.grow && cfg.init.is_none() {
+            return Err(TrainError::Config(
+                "grow needs init: the checkpoint whose network to grow".into(),
+            ));
+        }
         let rules = Rules::load(&cfg.rules).map_err(|e| TrainError::Config(e.to_string()))?;
         let env_cfg = EnvConfig {
             reward: cfg.reward,
@@ -1008,6 +1013,17 @@ mod tests {
         };
         let resumed = NeuralPolicy::new(t2.learner.critic_inference_model().unwrap());
         assert_eq!(values(&resumed), values(&NeuralPolicy::new(critic_before)));
+    }
+
+    #[test]
+    fn grow_without_init_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = TrainConfig {
+            grow: true,
+            ..small_self_play("classic".into())
+        };
+        let err = Trainer::new(cfg, dir.path(), false).err().expect("refused");
+        assert!(err.to_string().contains("grow needs init"), "{err}");
     }
 
     /// The oracle input of game 0 from its acting seat.

@@ -174,9 +174,7 @@ impl PolicyValueNet {
         let value = self.value.forward(h).squeeze_dim::<1>(1);
         (logits, value)
     }
-}
 
-impl PolicyValueNet {
     /// The widths of the hidden layers.
     pub fn hidden(&self) -> Vec<usize> {
         self.trunk.iter().map(|l| l.weight.dims()[1]).collect()
@@ -277,9 +275,7 @@ impl PolicyValueNet {
 
 /// A parameter tensor's values on the host.
 fn host<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, NeuralError> {
-    t.into_data()
-        .try_into_vec::<f32>()
-        .map_err(|e| NeuralError::Shape(format!("cannot read a parameter: {e:?}")))
+    super::policy::to_host(t.into_data())
 }
 
 /// Replaces a linear layer's weight (`[d_in, d_out]`, row-major) and bias.

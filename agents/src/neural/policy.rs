@@ -159,9 +159,10 @@ fn check_len(what: &str, got: usize, want: usize) -> Result<(), NeuralError> {
     }
 }
 
-fn to_host(data: TensorData) -> Result<Vec<f32>, NeuralError> {
+/// A tensor's `f32` values on the host.
+pub(super) fn to_host(data: TensorData) -> Result<Vec<f32>, NeuralError> {
     data.try_into_vec::<f32>()
-        .map_err(|e| NeuralError::Shape(format!("cannot read network output: {e:?}")))
+        .map_err(|e| NeuralError::Shape(format!("cannot read a tensor: {e:?}")))
 }
 
 /// Overwrites the logits of illegal actions (`mask[i] == false`) with [`MASKED_LOGIT`].

@@ -47,7 +47,7 @@ pub struct Args {
     init: Option<PathBuf>,
     /// With --init: grow the checkpoint's network to these hidden widths (e.g. 512,512),
     /// computing the same function with more capacity.
-    #[arg(long, value_delimiter = ',', requires = "init")]
+    #[arg(long, value_delimiter = ',')]
     grow: Option<Vec<usize>>,
     /// Compute device: cpu (default), or wgpu / cuda[:N] in builds with `--features wgpu` / `--features cuda`.
     #[arg(long)]
