@@ -12,7 +12,14 @@ READMES = [PYTHON_DIR / "README.md", PYTHON_DIR.parent / "README.md"]
 def snippet(path):
     text = path.read_text()
     section = text.split("## From Python", 1)[1]
-    return re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    # The closing fence must stand on its own line (CommonMark): a fence at the
+    # end of a code line does not close the block, and the rest of the page
+    # would render as code.
+    m = re.search(r"^```python\n(.*?)^```$", section, re.S | re.M)
+    assert m and "```" not in m.group(1), (
+        f"{path}: the Python block is not closed by a fence on its own line"
+    )
+    return m.group(1)
 
 
 @pytest.mark.parametrize("path", READMES, ids=["python/README.md", "README.md"])
