@@ -7,22 +7,22 @@ use std::path::PathBuf;
 pub enum AgentError {
     /// The spec string is empty.
     #[error(
-        "empty agent spec (expected random, random-play, first-legal, greedy, heuristic[:k=v,...] or checkpoint:<path>)"
+        "empty agent spec (expected random, random-play, first-legal, greedy, heuristic[:k=v,...], search[:samples=N] or checkpoint:<path>)"
     )]
     EmptySpec,
     /// The spec names no known agent.
     #[error(
-        "unknown agent `{0}` (expected random, random-play, first-legal, greedy, heuristic[:k=v,...] or checkpoint:<path>)"
+        "unknown agent `{0}` (expected random, random-play, first-legal, greedy, heuristic[:k=v,...], search[:samples=N] or checkpoint:<path>)"
     )]
     UnknownAgent(String),
     /// This agent takes no `:options`.
     #[error("agent `{0}` takes no options (got `{1}`)")]
     UnexpectedOptions(String, String),
-    /// A heuristic override is not of the form `key=value`.
-    #[error("heuristic override `{0}` is not of the form key=value")]
+    /// An agent option (heuristic or search) is not of the form `key=value`.
+    #[error("agent option `{0}` is not of the form key=value")]
     BadOverride(String),
-    /// A heuristic parameter name is unknown or its value has the wrong type.
-    #[error("heuristic parameter `{key}`: {reason}")]
+    /// An agent parameter (heuristic or search) is unknown or its value has the wrong type.
+    #[error("agent parameter `{key}`: {reason}")]
     BadParam {
         /// The parameter.
         key: String,

@@ -16,6 +16,7 @@ pub mod agent;
 pub mod arena;
 pub mod error;
 pub mod heuristic;
+pub mod search;
 pub mod simple;
 pub mod spec;
 pub mod stats;
@@ -28,8 +29,11 @@ pub use arena::{
 };
 pub use error::AgentError;
 pub use heuristic::{Heuristic, HeuristicParams};
+pub use search::{Search, SearchParams};
 pub use simple::{FirstLegal, Greedy, RandomAgent, RandomPlay};
-pub use spec::{AgentSpec, CheckpointBuilder, build, parse_spec, register_checkpoint_builder};
+pub use spec::{
+    AgentSpec, CheckpointBuilder, build, parse_spec, parse_spec_list, register_checkpoint_builder,
+};
 pub use view::PublicView;
 
 #[cfg(feature = "neural")]

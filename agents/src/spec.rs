@@ -1,10 +1,12 @@
 //! Agent specs: the strings that name agents (`random`, `random-play`, `first-legal`,
-//! `greedy`, `heuristic`, `heuristic:key=value,...`, `checkpoint:<path>`),
+//! `greedy`, `heuristic`, `heuristic:key=value,...`, `search[:samples=N]`,
+//! `checkpoint:<path>`),
 //! and [`build`], which turns a spec into a playing agent.
 
 use crate::agent::Agent;
 use crate::error::AgentError;
 use crate::heuristic::{Heuristic, HeuristicParams};
+use crate::search::{Search, SearchParams};
 use crate::simple::{FirstLegal, Greedy, RandomAgent, RandomPlay};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -24,6 +26,8 @@ pub enum AgentSpec {
     Greedy,
     /// The hand-written expert with these parameters.
     Heuristic(HeuristicParams),
+    /// Determinized rollouts with the heuristic ([`crate::search`]).
+    Search(SearchParams),
     /// A neural agent loaded from a checkpoint directory (built by the registered hook).
     Checkpoint(PathBuf),
 }
@@ -61,6 +65,7 @@ pub fn parse_spec(s: &str) -> Result<AgentSpec, AgentError> {
         "first-legal" | "first" => no_opts(AgentSpec::FirstLegal),
         "greedy" => no_opts(AgentSpec::Greedy),
         "heuristic" => Ok(AgentSpec::Heuristic(parse_overrides(opts.unwrap_or(""))?)),
+        "search" => Ok(AgentSpec::Search(parse_overrides(opts.unwrap_or(""))?)),
         "checkpoint" => match opts {
             Some(p) if !p.is_empty() => Ok(AgentSpec::Checkpoint(PathBuf::from(p))),
             _ => Err(AgentError::MissingCheckpointPath),
@@ -69,9 +74,33 @@ pub fn parse_spec(s: &str) -> Result<AgentSpec, AgentError> {
     }
 }
 
-/// Applies `key=value,...` overrides to the default heuristic parameters.
-fn parse_overrides(opts: &str) -> Result<HeuristicParams, AgentError> {
-    let mut value = serde_json::to_value(HeuristicParams::default()).expect("params serialize");
+/// Parses a comma-separated list of agent specs, such as the arena's
+/// `--agents`. An item of the form `key=value` (no `:` before the `=`)
+/// continues the previous spec's options, so
+/// `heuristic:danger_cards=1,wild_penalty=2,random` is two agents.
+pub fn parse_spec_list(s: &str) -> Result<Vec<AgentSpec>, AgentError> {
+    let mut items: Vec<String> = Vec::new();
+    for item in s.split(',').map(str::trim) {
+        let option = item
+            .split_once('=')
+            .is_some_and(|(key, _)| !key.contains(':'));
+        match items.last_mut() {
+            Some(last) if option && last.contains(':') => {
+                last.push(',');
+                last.push_str(item);
+            }
+            _ => items.push(item.to_string()),
+        }
+    }
+    items.iter().map(|i| parse_spec(i)).collect()
+}
+
+/// Applies `key=value,...` overrides to default parameters (heuristic or search).
+fn parse_overrides<P>(opts: &str) -> Result<P, AgentError>
+where
+    P: Default + serde::Serialize + serde::de::DeserializeOwned,
+{
+    let mut value = serde_json::to_value(P::default()).expect("params serialize");
     let map = value.as_object_mut().expect("params are a JSON object");
     for item in opts.split(',').map(str::trim).filter(|i| !i.is_empty()) {
         let (k, v) = item
@@ -88,6 +117,7 @@ fn parse_overrides(opts: &str) -> Result<HeuristicParams, AgentError> {
         let new = match old {
             serde_json::Value::Bool(_) => v.parse::<bool>().map(serde_json::Value::Bool).ok(),
             serde_json::Value::Number(n) if n.is_u64() => v.parse::<u64>().ok().map(Into::into),
+            serde_json::Value::String(_) => Some(serde_json::Value::String(v.to_string())),
             serde_json::Value::Number(_) => v
                 .parse::<f64>()
                 .ok()
@@ -129,24 +159,34 @@ impl fmt::Display for AgentSpec {
             AgentSpec::RandomPlay => f.write_str("random-play"),
             AgentSpec::FirstLegal => f.write_str("first-legal"),
             AgentSpec::Greedy => f.write_str("greedy"),
-            AgentSpec::Heuristic(p) => {
-                f.write_str("heuristic")?;
-                let def = serde_json::to_value(HeuristicParams::default()).unwrap_or_default();
-                let cur = serde_json::to_value(p).unwrap_or_default();
-                let mut sep = ':';
-                if let (Some(d), Some(c)) = (def.as_object(), cur.as_object()) {
-                    for (k, v) in c {
-                        if d.get(k) != Some(v) {
-                            write!(f, "{sep}{k}={v}")?;
-                            sep = ',';
-                        }
-                    }
-                }
-                Ok(())
-            }
+            AgentSpec::Heuristic(p) => write_overrides(f, "heuristic", p),
+            AgentSpec::Search(p) => write_overrides(f, "search", p),
             AgentSpec::Checkpoint(p) => write!(f, "checkpoint:{}", p.display()),
         }
     }
+}
+
+/// Writes `name` and the `:key=value,…` parameters that differ from the defaults.
+fn write_overrides<P>(f: &mut fmt::Formatter<'_>, name: &str, p: &P) -> fmt::Result
+where
+    P: Default + serde::Serialize,
+{
+    f.write_str(name)?;
+    let def = serde_json::to_value(P::default()).unwrap_or_default();
+    let cur = serde_json::to_value(p).unwrap_or_default();
+    let mut sep = ':';
+    if let (Some(d), Some(c)) = (def.as_object(), cur.as_object()) {
+        for (k, v) in c {
+            if d.get(k) != Some(v) {
+                match v {
+                    serde_json::Value::String(s) => write!(f, "{sep}{k}={s}")?,
+                    v => write!(f, "{sep}{k}={v}")?,
+                }
+                sep = ',';
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Builds the agent a spec names, seeded with `seed`.
@@ -157,6 +197,7 @@ pub fn build(spec: &AgentSpec, seed: u64) -> Result<Box<dyn Agent + Send>, Agent
         AgentSpec::FirstLegal => Box::new(FirstLegal),
         AgentSpec::Greedy => Box::new(Greedy),
         AgentSpec::Heuristic(p) => Box::new(Heuristic::new(p.clone(), seed)),
+        AgentSpec::Search(p) => Box::new(Search::new(p.clone(), seed)?),
         AgentSpec::Checkpoint(path) => match CHECKPOINT_BUILDER.get() {
             Some(b) => b(path, seed)?,
             None => return Err(AgentError::NeuralUnavailable(path.clone())),
@@ -175,6 +216,9 @@ mod tests {
             "first-legal",
             "greedy",
             "heuristic",
+            "search",
+            "search:samples=8",
+            "search:base=heuristic:danger_cards=1,samples=8",
             "checkpoint:runs/a",
         ] {
             assert_eq!(parse_spec(s).unwrap().to_string(), s);
@@ -187,5 +231,27 @@ mod tests {
         assert_eq!(p.wild_penalty, 2.5);
         assert!(!p.stack);
         assert_eq!(parse_spec(&h.to_string()).unwrap(), h);
+    }
+
+    #[test]
+    fn lists_keep_multi_option_specs_together() {
+        let v = parse_spec_list(
+            "heuristic:danger_cards=1,wild_penalty=2.5, random,search:samples=8,base=checkpoint:runs/x=1,greedy",
+        )
+        .unwrap();
+        assert_eq!(v.len(), 4, "{v:?}");
+        let AgentSpec::Heuristic(p) = &v[0] else {
+            panic!("{v:?}")
+        };
+        assert_eq!((p.danger_cards, p.wild_penalty), (1, 2.5));
+        assert_eq!(v[1], AgentSpec::Random);
+        let AgentSpec::Search(p) = &v[2] else {
+            panic!("{v:?}")
+        };
+        assert_eq!((p.samples, p.base.as_str()), (8, "checkpoint:runs/x=1"));
+        assert_eq!(v[3], AgentSpec::Greedy);
+        // An option with no spec before it is an unknown agent, not silently dropped.
+        assert!(parse_spec_list("samples=8,random").is_err());
+        assert!(parse_spec_list("random,,greedy").is_err());
     }
 }

@@ -30,6 +30,7 @@ pub mod events;
 pub mod game;
 mod invariants;
 pub mod obs;
+mod resample;
 pub mod rng;
 pub mod rules;
 pub mod scenario;

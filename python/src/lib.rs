@@ -580,6 +580,20 @@ impl PyState {
         self.state.to_json()
     }
 
+    /// A state `seat` (default: the seat to act) cannot tell from this one:
+    /// its own hand and every public fact kept, the other hands and the
+    /// launcher / draw pile dealt anew from the cards it cannot see, a fresh
+    /// chance generator (OpenSpiel's `resample_from_infostate`). For
+    /// determinized search; deterministic in `seed`.
+    #[pyo3(signature = (seed, seat = None))]
+    fn resample_hidden(&self, seed: u64, seat: Option<usize>) -> PyResult<PyState> {
+        let seat = self.seat_or_current(seat)?;
+        Ok(PyState::wrap(
+            self.game.clone(),
+            self.game.resample_hidden(&self.state, seat, seed),
+        ))
+    }
+
     /// An independent copy.
     fn clone(&self) -> PyState {
         PyState {

@@ -140,6 +140,25 @@ def test_observation_and_oracle():
         st.observation(4)
 
 
+def test_resample_hidden_keeps_what_the_seat_sees():
+    game = ua.Game("attack-2010", 4)
+    st = game.new_state(5)
+    for _ in range(12):
+        st.apply(st.legal_actions()[0])
+    me = st.current_player
+    other = (me + 1) % 4
+    samples = [st.resample_hidden(seed=k) for k in range(10)]
+    for s in samples:
+        assert np.array_equal(s.observation(me), st.observation(me))
+        assert s.legal_actions() == st.legal_actions()
+        assert [s.hand_len(p) for p in range(4)] == [st.hand_len(p) for p in range(4)]
+        assert s.check_invariants() is None
+    assert len({tuple(s.hand(other)) for s in samples}) > 5
+    assert st.resample_hidden(seed=3) == st.resample_hidden(seed=3)
+    with pytest.raises(IndexError):
+        st.resample_hidden(seed=1, seat=4)
+
+
 def test_state_dict_json_round_trip():
     game = ua.Game("flash", 3)
     st = game.new_state(11)
@@ -204,7 +223,7 @@ def test_match_next_round_and_render():
 
 def test_agents_play_legal_actions():
     game = ua.Game("attack-2010", 4)
-    for spec in ["random", "random-play", "first-legal", "greedy", "heuristic"]:
+    for spec in ["random", "random-play", "first-legal", "greedy", "heuristic", "search:samples=4"]:
         agent = ua.Agent(spec, seed=1)
         st = game.new_state(4)
         while not st.is_round_over():

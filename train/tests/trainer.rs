@@ -189,6 +189,27 @@ fn cli_rejects_bad_flags_with_exit_code_2() {
             "10",
         ],
         vec!["bench", "--envs", "0"],
+        vec![
+            "arena",
+            "--agents",
+            "search:base=bogus,random",
+            "--games",
+            "2",
+        ],
+        // A search's base checkpoint is checked like any other (trained for classic).
+        vec![
+            "arena",
+            "--rules",
+            "attack-2010",
+            "--agents",
+            concat!(
+                "search:samples=2,base=checkpoint:",
+                env!("CARGO_MANIFEST_DIR"),
+                "/../checkpoints/classic-2p,random"
+            ),
+            "--games",
+            "2",
+        ],
     ] {
         let out = std::process::Command::new(bin)
             .args(&args)
@@ -207,6 +228,43 @@ fn cli_rejects_bad_flags_with_exit_code_2() {
             "{args:?}: {err}"
         );
     }
+}
+
+#[test]
+fn arena_agent_lists_keep_multi_option_specs_together() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_uno-attack"))
+        .args([
+            "arena",
+            "--rules",
+            "classic",
+            "--agents",
+            "heuristic:danger_cards=1,wild_penalty=2,search:samples=2,z=1",
+            "--games",
+            "4",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let specs: Vec<&str> = report["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["spec"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        specs,
+        [
+            "heuristic:danger_cards=1,wild_penalty=2.0",
+            "search:samples=2,z=1.0"
+        ]
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@
 use super::CmdResult;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
-use uno_agents::{ArenaConfig, LeagueConfig, parse_spec, run_arena, run_league};
+use uno_agents::{ArenaConfig, LeagueConfig, parse_spec, parse_spec_list, run_arena, run_league};
 use uno_env::Rules;
 
 /// Flags of `arena`.
@@ -53,19 +53,19 @@ fn progress_bar(total: u64, json: bool) -> Option<ProgressBar> {
 pub fn run(a: Args) -> CmdResult {
     crate::commands::register_neural();
     let rules = Rules::load(&a.rules).map_err(|e| e.to_string())?;
-    let specs = a
-        .agents
-        .split(',')
-        .map(|s| parse_spec(s.trim()))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
+    let specs = parse_spec_list(&a.agents).map_err(|e| e.to_string())?;
     if a.games == 0 {
         return Err("--games must be at least 1".into());
     }
     // A checkpoint must have been trained for these rules (and this observation layout).
     let game = uno_env::Game::new(rules.clone(), a.players).map_err(|e| e.to_string())?;
     for spec in &specs {
-        if let uno_agents::AgentSpec::Checkpoint(dir) = spec
+        // A search's base may be a checkpoint too.
+        let base = match spec {
+            uno_agents::AgentSpec::Search(p) => parse_spec(&p.base).ok(),
+            _ => None,
+        };
+        if let uno_agents::AgentSpec::Checkpoint(dir) = base.as_ref().unwrap_or(spec)
             && let Some(note) =
                 uno_agents::neural::check_compatible(dir, &game).map_err(|e| e.to_string())?
         {
