@@ -41,7 +41,7 @@ pub struct SearchParams {
     /// Resampled deals per decision; each legal action is played out once on each.
     pub samples: u64,
     /// Standard errors by which an action's mean paired gain over the
-    /// heuristic's choice must exceed zero before the search plays it.
+    /// base agent's choice must exceed zero before the search plays it.
     pub z: f64,
     /// The agent whose choice the search keeps unless an action is
     /// significantly better (any spec but `search`; e.g. `checkpoint:<dir>`).
@@ -73,6 +73,15 @@ impl Search {
     /// A search agent with these parameters and seed; fails when the base
     /// agent cannot be built (or is itself a search).
     pub fn new(params: SearchParams, seed: u64) -> Result<Self, AgentError> {
+        if !(params.z >= 0.0 && params.z.is_finite()) {
+            return Err(AgentError::BadParam {
+                key: "z".into(),
+                reason: format!(
+                    "{} is not a margin (a finite number of standard errors >= 0)",
+                    params.z
+                ),
+            });
+        }
         let spec = crate::spec::parse_spec(&params.base)?;
         if matches!(spec, AgentSpec::Search(_)) {
             return Err(AgentError::BadParam {

@@ -1,5 +1,5 @@
 //! Agent specs: the strings that name agents (`random`, `random-play`, `first-legal`,
-//! `greedy`, `heuristic`, `heuristic:key=value,...`, `search[:samples=N]`,
+//! `greedy`, `heuristic`, `heuristic:key=value,...`, `search[:samples=N,z=Z,base=SPEC]`,
 //! `checkpoint:<path>`),
 //! and [`build`], which turns a spec into a playing agent.
 
@@ -26,7 +26,7 @@ pub enum AgentSpec {
     Greedy,
     /// The hand-written expert with these parameters.
     Heuristic(HeuristicParams),
-    /// Determinized rollouts with the heuristic ([`crate::search`]).
+    /// Determinized heuristic rollouts on top of a base agent ([`crate::search`]).
     Search(SearchParams),
     /// A neural agent loaded from a checkpoint directory (built by the registered hook).
     Checkpoint(PathBuf),
