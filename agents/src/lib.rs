@@ -3,7 +3,8 @@
 //! Every player implements [`Agent`]: given the game, a state and its seat it
 //! returns a legal action id, reading only what that seat may see (the
 //! hand-written agents go through [`PublicView`]). The ladder of hand-written
-//! agents is `random` < `random-play` < `first-legal` < `greedy` < `heuristic`; the neural agent
+//! agents is `random` < `random-play` < `first-legal` < `greedy` < `heuristic`;
+//! [`search`] plays out each action on resampled deals on top of any of them; the neural agent
 //! (feature `neural`) plugs in through a checkpoint hook ([`register_checkpoint_builder`]).
 //! Agents are named by spec strings ([`parse_spec`], [`build`]) so scripts and
 //! the CLI can pit any of them against each other in the [`arena`], which plays
