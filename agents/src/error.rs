@@ -7,12 +7,12 @@ use std::path::PathBuf;
 pub enum AgentError {
     /// The spec string is empty.
     #[error(
-        "empty agent spec (expected random, random-play, first-legal, greedy, heuristic[:k=v,...], search[:samples=N] or checkpoint:<path>)"
+        "empty agent spec (expected random, random-play, first-legal, greedy, heuristic[:k=v,...], search[:k=v,...] or checkpoint:<path>)"
     )]
     EmptySpec,
     /// The spec names no known agent.
     #[error(
-        "unknown agent `{0}` (expected random, random-play, first-legal, greedy, heuristic[:k=v,...], search[:samples=N] or checkpoint:<path>)"
+        "unknown agent `{0}` (expected random, random-play, first-legal, greedy, heuristic[:k=v,...], search[:k=v,...] or checkpoint:<path>)"
     )]
     UnknownAgent(String),
     /// This agent takes no `:options`.
