@@ -424,14 +424,12 @@ impl<E: Events> Ctx<'_, E> {
     /// pile, drawn lazily). Returns the card, or `NONE` when the pile is empty.
     #[inline]
     fn draw_card(&mut self, seat: u8) -> u8 {
-        let n = self.s.pile.count_ones();
-        if n == 0 {
+        let s = &mut *self.s;
+        if s.pile == 0 {
             return NONE;
         }
-        let card = select_bit(self.s.pile, self.s.rng.below(n)) as u8;
-        let bit = 1u128 << card;
-        self.s.pile &= !bit;
-        self.s.hands[seat as usize] |= bit;
+        let card = s.rng.take(&mut s.pile);
+        s.hands[seat as usize] |= 1u128 << card;
         card
     }
 

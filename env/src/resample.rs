@@ -23,7 +23,7 @@
 //! The uniform deal ignores what behaviour reveals (a seat that pressed on
 //! red probably holds no red); a search may weight or filter samples itself.
 
-use crate::game::{Game, select_bit};
+use crate::game::Game;
 use crate::rng::ChanceRng;
 use crate::state::{NONE, Phase, State};
 
@@ -51,9 +51,7 @@ impl Game {
             let keep = s.hands[p] & kept;
             let mut hand = keep;
             for _ in 0..(s.hands[p] & !keep).count_ones() {
-                let c = select_bit(unseen, deal.below(unseen.count_ones()));
-                unseen &= !(1u128 << c);
-                hand |= 1u128 << c;
+                hand |= 1u128 << deal.take(&mut unseen);
             }
             t.hands[p] = hand;
         }

@@ -68,6 +68,15 @@ impl ChanceRng {
         (self.next_u32() >> 8) as f32 * (1.0 / (1u32 << 24) as f32)
     }
 
+    /// Takes one uniformly random card out of a non-empty card set and
+    /// returns it (a draw from a shuffled pile, or a deal).
+    #[inline]
+    pub(crate) fn take(&mut self, set: &mut u128) -> u8 {
+        let c = crate::game::select_bit(*set, self.below(set.count_ones())) as u8;
+        *set &= !(1u128 << c);
+        c
+    }
+
     /// True with probability `p`.
     #[inline]
     pub fn chance(&mut self, p: f32) -> bool {
