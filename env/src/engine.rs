@@ -26,7 +26,7 @@ use crate::events::Events;
 use crate::game::{Game, Launcher, MAX_FIRE, MAX_PLAYERS, select_bit};
 use crate::rng::ChanceRng;
 use crate::rules::{AttackResume, Effect, MAX_PRESSES_UNTIL_FIRE, Scoring, UnoCall};
-use crate::state::{NONE, Phase, State};
+use crate::state::{LAST_COLOUR_SHIFT, NAMED_SHIFT, NONE, PRESSED_BITS, Phase, State, TAKEN_MAX};
 
 const NO_COLOUR: u8 = 4;
 
@@ -54,6 +54,7 @@ impl Game {
             round_points: [0; MAX_PLAYERS],
             played: [0; crate::card::NUM_FACES],
             pressed_on: [0; MAX_PLAYERS],
+            since_play: [0; MAX_PLAYERS],
             uno_called: 0,
             active: (1u16 << n) - 1,
             decisions: 0,
@@ -319,6 +320,8 @@ impl<E: Events> Ctx<'_, E> {
             Phase::ChooseColour => {
                 let c = (action - COLOUR) as u8;
                 self.s.colour = c;
+                let named = &mut self.s.pressed_on[seat as usize];
+                *named = (*named & PRESSED_BITS) | (c + 1) << NAMED_SHIFT;
                 self.ev.colour(seat as usize, Colour::ALL[c as usize]);
                 if self.s.start {
                     self.start_after_colour();
@@ -430,6 +433,8 @@ impl<E: Events> Ctx<'_, E> {
         }
         let card = s.rng.take(&mut s.pile);
         s.hands[seat as usize] |= 1u128 << card;
+        let t = &mut s.since_play[seat as usize];
+        *t += (*t & TAKEN_MAX != TAKEN_MAX) as u8;
         card
     }
 
@@ -613,7 +618,12 @@ impl<E: Events> Ctx<'_, E> {
         self.s.discard |= bit;
         self.s.played[face as usize] += 1;
         self.s.top = card;
-        self.s.pressed_on[seat as usize] = 0;
+        self.s.pressed_on[seat as usize] &= !PRESSED_BITS;
+        let since = &mut self.s.since_play[seat as usize];
+        *since = match f.colour() {
+            Some(c) => (c.index() as u8 + 1) << LAST_COLOUR_SHIFT,
+            None => *since & !TAKEN_MAX,
+        };
         self.ev.played(seat as usize, f);
         match f.colour() {
             Some(c) => {

@@ -14,13 +14,21 @@
 use crate::card::{NUM_COLOURS, NUM_FACES};
 use crate::game::{Game, MAX_PLAYERS, iter_bits};
 use crate::rules::{AttackResume, UnoCall};
-use crate::state::{State, seat_plus};
+use crate::state::{LAST_COLOUR_SHIFT, NAMED_SHIFT, State, TAKEN_MAX, seat_plus};
 
 /// Layout version of the observation vector.
-pub const OBS_VERSION: u32 = 1;
+pub const OBS_VERSION: u32 = 2;
+
+/// Earlier layouts a checkpoint may have been trained on, each with its
+/// length. Every one is a prefix of the current layout (version 1 lacks the
+/// trailing `history` piece), so a network trained on it reads the current
+/// vector once its input layer gets zero weights for the added values.
+pub const LEGACY_OBS: [(u32, usize); 1] = [(1, HISTORY)];
 
 /// Features per relative seat in the `seats` piece.
 pub const SEAT_FEATURES: usize = 10;
+/// Features per relative seat in the `history` piece.
+pub const HISTORY_FEATURES: usize = 9;
 /// Decision phases encoded in the `phase` piece (play … bonus-play).
 pub const NUM_DECISION_PHASES: usize = 8;
 
@@ -65,13 +73,15 @@ const RULES: usize = SUPPLY + 7;
 /// Values in the `rules` piece.
 pub(crate) const NUM_RULE_FLAGS: usize = 12;
 
+const HISTORY: usize = RULES + NUM_RULE_FLAGS;
+
 /// Length of the observation vector.
-pub const OBS_SIZE: usize = RULES + NUM_RULE_FLAGS;
+pub const OBS_SIZE: usize = HISTORY + MAX_PLAYERS * HISTORY_FEATURES;
 /// Length of the oracle (full-state) vector: the observation, every other hand, the launcher.
 pub const ORACLE_SIZE: usize = OBS_SIZE + (MAX_PLAYERS - 1) * NUM_FACES + NUM_FACES;
 
 /// The pieces of the observation vector, in order.
-pub const PIECES: [Piece; 10] = [
+pub const PIECES: [Piece; 11] = [
     piece(
         "hand",
         HAND,
@@ -128,6 +138,14 @@ pub const PIECES: [Piece; 10] = [
         [1, NUM_RULE_FLAGS],
         "launcher (vs draw pile), random turn unit, mega hit, stop hits on fire, WD4 bluffing, draw then play, \
          explicit UNO, attack resumes after target, bonus play after skip, targeted draws, players / 10, deck size / 128",
+    ),
+    piece(
+        "history",
+        HISTORY,
+        [MAX_PLAYERS, HISTORY_FEATURES],
+        "per relative seat: one-hot colour (R, Y, G, B) it last named this round; one-hot colour of the last \
+         coloured card it played this round; cards that entered its hand since it last played (the deal \
+         included, up to 31) / 10",
     ),
     piece(
         "reserved",
@@ -240,6 +258,47 @@ pub fn encode_seats(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
     seats[n.min(MAX_PLAYERS) * SEAT_FEATURES..].fill(0.0);
 }
 
+/// One-hot colour of a 3-bit code (1 + colour; 0 = none, all zeros).
+const COLOUR_CODE: [[f32; NUM_COLOURS]; 8] = {
+    let mut t = [[0.0; NUM_COLOURS]; 8];
+    let mut i = 0;
+    while i < NUM_COLOURS {
+        t[i + 1][i] = 1.0;
+        i += 1;
+    }
+    t
+};
+
+/// `history` piece: what every seat revealed about its hand this round,
+/// relative to the observer.
+#[inline]
+pub fn encode_history(s: &State, seat: usize, out: &mut [f32]) {
+    let n = s.players as usize;
+    let rows: &mut [f32; MAX_PLAYERS * HISTORY_FEATURES] = (&mut out
+        [HISTORY..HISTORY + MAX_PLAYERS * HISTORY_FEATURES])
+        .try_into()
+        .expect("history piece");
+    for k in 0..n.min(MAX_PLAYERS) {
+        let p = seat_plus(seat as u8, k as u8, n as u8) as usize;
+        let named = COLOUR_CODE[(s.pressed_on[p] >> NAMED_SHIFT & 7) as usize];
+        let since = s.since_play[p];
+        let last = COLOUR_CODE[(since >> LAST_COLOUR_SHIFT) as usize];
+        let row: [f32; HISTORY_FEATURES] = [
+            named[0],
+            named[1],
+            named[2],
+            named[3],
+            last[0],
+            last[1],
+            last[2],
+            last[3],
+            TENTHS[(since & TAKEN_MAX) as usize],
+        ];
+        rows[k * HISTORY_FEATURES..(k + 1) * HISTORY_FEATURES].copy_from_slice(&row);
+    }
+    rows[n.min(MAX_PLAYERS) * HISTORY_FEATURES..].fill(0.0);
+}
+
 /// `played` piece: the public discard pile, by face.
 #[inline]
 pub fn encode_played(s: &State, out: &mut [f32]) {
@@ -307,6 +366,7 @@ pub fn encode(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
     encode_played(s, out);
     encode_supply(game, s, out);
     encode_rules(game, out);
+    encode_history(s, seat, out);
 }
 
 /// Writes the observation and the legal-action mask (1 = legal) of the current player.

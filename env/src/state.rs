@@ -13,6 +13,22 @@ use serde::{Deserialize, Serialize};
 /// "Nobody" / "no card" marker in byte fields.
 pub const NONE: u8 = u8::MAX;
 
+/// Bits of `pressed_on` holding the pressed/drew-on colours.
+pub(crate) const PRESSED_BITS: u8 = 0x0F;
+/// Shift of the named colour (1 + colour, 0 = none) in `pressed_on`.
+pub(crate) const NAMED_SHIFT: u8 = 4;
+/// Bits of `since_play` holding the count of cards taken (and its cap).
+pub(crate) const TAKEN_MAX: u8 = 0x1F;
+/// Shift of the last played colour (1 + colour, 0 = none) in `since_play`.
+pub(crate) const LAST_COLOUR_SHIFT: u8 = 5;
+
+/// The colour of a 3-bit code (1 + colour index; 0 = none).
+fn colour_code(code: u8) -> Option<Colour> {
+    (code as usize)
+        .checked_sub(1)
+        .and_then(|i| Colour::ALL.get(i).copied())
+}
+
 /// The seat `k` places to the left of `seat` at a table of `n` (`seat < n`,
 /// `k <= n`): a compare instead of a division on the hot path.
 #[inline]
@@ -98,7 +114,13 @@ pub struct State {
     pub(crate) round_points: [u16; MAX_PLAYERS],
     #[serde(with = "serde_big_array")]
     pub(crate) played: [u8; NUM_FACES],
+    /// Per seat: bits 0-3, the colours it pressed/drew on since it last
+    /// played; bits 4-6, 1 + the colour it last named this round (0 = none).
     pub(crate) pressed_on: [u8; MAX_PLAYERS],
+    /// Per seat: bits 0-4, cards that entered its hand since it last played
+    /// (the deal included; saturating at 31); bits 5-7, 1 + the colour of the
+    /// last coloured card it played this round (0 = none).
+    pub(crate) since_play: [u8; MAX_PLAYERS],
     pub(crate) uno_called: u16,
     pub(crate) active: u16,
     pub(crate) decisions: u32,
@@ -276,7 +298,23 @@ impl State {
 
     /// Colours (bit per colour) on which `seat` pressed/drew since they last played.
     pub fn pressed_on(&self, seat: usize) -> u8 {
-        self.pressed_on[seat]
+        self.pressed_on[seat] & PRESSED_BITS
+    }
+
+    /// The colour `seat` last named (after a wild) this round.
+    pub fn named_colour(&self, seat: usize) -> Option<Colour> {
+        colour_code(self.pressed_on[seat] >> NAMED_SHIFT)
+    }
+
+    /// The colour of the last coloured card `seat` played this round.
+    pub fn last_played_colour(&self, seat: usize) -> Option<Colour> {
+        colour_code(self.since_play[seat] >> LAST_COLOUR_SHIFT)
+    }
+
+    /// Cards that entered `seat`'s hand since it last played this round (the
+    /// deal included), counted up to 31.
+    pub fn taken_since_play(&self, seat: usize) -> usize {
+        (self.since_play[seat] & TAKEN_MAX) as usize
     }
 
     /// Decisions taken this round.
@@ -326,6 +364,7 @@ impl State {
     pub(crate) fn clear_round(&mut self, final_round: bool) {
         self.uno_called = 0;
         self.pressed_on = [0; MAX_PLAYERS];
+        self.since_play = [0; MAX_PLAYERS];
         self.misses = 0;
         self.last_fired = 0;
         self.presses_since_refill = 0;

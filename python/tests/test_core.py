@@ -140,6 +140,22 @@ def test_observation_and_oracle():
         st.observation(4)
 
 
+def test_history_piece_counts_cards_taken_since_the_deal():
+    # Observation version 2: per relative seat, named colour (4), last coloured
+    # card's colour (4), cards taken since the seat last played / 10 (1).
+    hist = next(p for p in ua.obs_pieces() if p["name"] == "history")
+    assert tuple(hist["shape"]) == (10, 9) and hist["offset"] + hist["size"] == ua.OBS_SIZE
+    game = ua.Game("attack-2010", 4)
+    st = game.new_state(9)
+    me = st.current_player
+    rows = st.observation(me)[hist["offset"] : hist["offset"] + hist["size"]].reshape(10, 9)
+    for k in range(4):
+        seat = (me + k) % 4
+        assert rows[k, :8].sum() == 0  # nothing named or played yet
+        assert rows[k, 8] == pytest.approx(st.hand_len(seat) / 10)
+    assert not rows[4:].any()  # padding seats
+
+
 def test_resample_hidden_keeps_what_the_seat_sees():
     game = ua.Game("attack-2010", 4)
     st = game.new_state(5)

@@ -169,7 +169,7 @@ pub fn register() {
 pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, NeuralError> {
     let (dir, _) = split_sample(dir);
     let meta = read_meta(&dir)?;
-    meta.check_expected(EXPECTED)?;
+    meta.check_loadable(EXPECTED)?;
     if meta.rules != game.rules().name {
         return Err(NeuralError::InvalidConfig(format!(
             "checkpoint {} was trained for rules `{}`, not `{}`",

@@ -15,6 +15,8 @@ use burn::tensor::Device;
 use serde::{Deserialize, Serialize};
 
 use super::{NetConfig, NeuralError, PolicyValueNet};
+use uno_env::OBS_VERSION;
+use uno_env::obs::{LEGACY_OBS, OBS_SIZE};
 
 /// Checkpoint format version written by this build (and the only one it reads).
 pub const CHECKPOINT_FORMAT_VERSION: u32 = 1;
@@ -117,6 +119,34 @@ impl CheckpointMeta {
             });
         }
         Ok(())
+    }
+}
+
+impl CheckpointMeta {
+    /// Like [`check_expected`](Self::check_expected), but also accepts a checkpoint of an
+    /// earlier observation layout that the current one extends ([`uno_env::obs::LEGACY_OBS`])
+    /// when `expected` is the current layout; returns the length to widen its input to.
+    pub fn check_loadable(
+        &self,
+        expected: (u32, usize, usize),
+    ) -> Result<Option<usize>, NeuralError> {
+        let strict = self.check_expected(expected);
+        let (version, dim, actions) = expected;
+        let legacy = (version, dim) == (OBS_VERSION, OBS_SIZE)
+            && actions == self.num_actions
+            && LEGACY_OBS.contains(&(self.obs_version, self.obs_dim));
+        match strict {
+            Err(_) if legacy => Ok(Some(dim)),
+            other => other.map(|()| None),
+        }
+    }
+
+    /// The metadata after the network was widened to the current observation layout.
+    fn upgraded(mut self, obs_version: u32, obs_dim: usize) -> Self {
+        self.obs_version = obs_version;
+        self.obs_dim = obs_dim;
+        self.net.obs_dim = obs_dim;
+        self
     }
 }
 
@@ -254,16 +284,26 @@ pub fn load_checkpoint(
 }
 
 /// Loads a checkpoint onto `device` (e.g. an autodiff device for training).
+///
+/// A checkpoint of an earlier observation layout ([`CheckpointMeta::check_loadable`]) comes
+/// back widened to the current one, with metadata describing the widened network.
 pub fn load_checkpoint_on(
     dir: &Path,
     expected: Option<(u32, usize, usize)>,
     device: &Device,
 ) -> Result<(PolicyValueNet, CheckpointMeta), NeuralError> {
     let meta = read_meta(dir)?;
-    if let Some(expected) = expected {
-        meta.check_expected(expected)?;
-    }
+    let widen_to = match expected {
+        Some(expected) => meta.check_loadable(expected)?,
+        None => None,
+    };
     let net = PolicyValueNet::new(&meta.net, device)?;
     let net = load_weights(net, &dir.join(MODEL_FILE))?;
-    Ok((net, meta))
+    match (widen_to, expected) {
+        (Some(dim), Some((version, _, _))) => {
+            let net = net.widened_input(dim, device)?;
+            Ok((net, meta.upgraded(version, dim)))
+        }
+        _ => Ok((net, meta)),
+    }
 }

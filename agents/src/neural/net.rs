@@ -273,6 +273,51 @@ impl PolicyValueNet {
     }
 }
 
+impl PolicyValueNet {
+    /// The same network reading a longer observation whose first `obs_dim()` values are the
+    /// old ones: the input layer gets zero weights for the added values, so on any vector that
+    /// extends an old one it computes exactly what the old network computed (used to load
+    /// checkpoints of an earlier observation layout, [`uno_env::obs::LEGACY_OBS`]).
+    pub fn widened_input(&self, obs_dim: usize, device: &Device) -> Result<Self, NeuralError> {
+        let old = self.obs_dim;
+        if obs_dim < old {
+            return Err(NeuralError::InvalidConfig(format!(
+                "cannot widen the input from {old} to {obs_dim} values"
+            )));
+        }
+        let widen = |layer: &Linear| -> Result<Linear, NeuralError> {
+            let [din, dout] = layer.weight.dims();
+            debug_assert_eq!(din, old);
+            let mut w = host(layer.weight.val())?;
+            w.resize(obs_dim * dout, 0.0);
+            let b = match &layer.bias {
+                Some(bias) => host(bias.val())?,
+                None => vec![0.0; dout],
+            };
+            let mut out = layer.clone();
+            out.weight = Param::from_tensor(Tensor::<2>::from_data(
+                TensorData::new(w, [obs_dim, dout]),
+                device,
+            ));
+            out.bias = Some(Param::from_tensor(Tensor::<1>::from_data(
+                TensorData::new(b, [dout]),
+                device,
+            )));
+            Ok(out)
+        };
+        let mut net = self.clone();
+        match net.trunk.first_mut() {
+            Some(first) => *first = widen(first)?,
+            None => {
+                net.policy = widen(&net.policy)?;
+                net.value = widen(&net.value)?;
+            }
+        }
+        net.obs_dim = obs_dim;
+        Ok(net)
+    }
+}
+
 /// A parameter tensor's values on the host.
 fn host<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, NeuralError> {
     super::policy::to_host(t.into_data())
@@ -341,6 +386,35 @@ mod tests {
         let big = small.grown(&config(&[16, 6]), &dev, 4).expect("grow");
         let w = host(big.trunk[0].weight.val()).expect("w");
         assert!((0..5).any(|i| (8..16).any(|o| w[i * 16 + o] != 0.0)));
+    }
+
+    #[test]
+    fn a_widened_input_ignores_the_added_values() {
+        let dev = Device::flex();
+        for (hidden, layer_norm) in [(&[8, 6][..], false), (&[8, 6][..], true), (&[][..], false)] {
+            let mut cfg = config(hidden);
+            cfg.layer_norm = layer_norm;
+            let small = PolicyValueNet::new_seeded(&cfg, &dev, 3).expect("net");
+            let old: Vec<f32> = (0..5 * 7)
+                .map(|i| ((i * 37 % 11) as f32 - 5.0) / 3.0)
+                .collect();
+            let (l0, v0) = outputs(&small, &old, 7);
+            let wide = small.widened_input(9, &dev).expect("widen");
+            assert_eq!(wide.obs_dim(), 9);
+            // Each row: the old five values, then four arbitrary new ones.
+            let new: Vec<f32> = old
+                .chunks(5)
+                .enumerate()
+                .flat_map(|(r, row)| {
+                    let extra = [r as f32 + 1.0, -2.5, 7.0, 0.25];
+                    row.iter().copied().chain(extra)
+                })
+                .collect();
+            let (l, v) = outputs(&wide, &new, 7);
+            assert_eq!((l, v), (l0, v0), "{hidden:?} layer_norm {layer_norm}");
+        }
+        let small = PolicyValueNet::new_seeded(&config(&[8]), &dev, 3).expect("net");
+        assert!(small.widened_input(4, &dev).is_err(), "narrower input");
     }
 
     #[test]

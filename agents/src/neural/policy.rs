@@ -388,6 +388,50 @@ mod tests {
     }
 
     #[test]
+    fn a_version_1_checkpoint_loads_widened_and_plays_the_same() {
+        use uno_env::obs::{LEGACY_OBS, OBS_SIZE};
+        use uno_env::{NUM_ACTIONS, OBS_VERSION};
+        let dir = temp_dir("legacy");
+        let (v1, v1_dim) = LEGACY_OBS[0];
+        assert_eq!(v1, 1);
+        let cfg = NetConfig {
+            hidden: vec![32, 16],
+            ..NetConfig::new(v1_dim, NUM_ACTIONS)
+        };
+        let net = PolicyValueNet::new_seeded(&cfg, &Device::flex(), 5).expect("net");
+        save_checkpoint(
+            &dir,
+            &net,
+            &CheckpointMeta::new("attack-2010", 4, v1, cfg.clone()),
+        )
+        .expect("save");
+        let current = (OBS_VERSION, OBS_SIZE, NUM_ACTIONS);
+        let (policy, meta) = NeuralPolicy::load(&dir, Some(current)).expect("load legacy");
+        assert_eq!((meta.obs_version, meta.obs_dim), (OBS_VERSION, OBS_SIZE));
+        assert_eq!(meta.net.obs_dim, OBS_SIZE);
+        assert_eq!(policy.obs_dim(), OBS_SIZE);
+        // A current observation and its version-1 prefix give the same logits.
+        let wide: Vec<f32> = (0..2 * OBS_SIZE).map(|i| (i as f32 * 0.37).sin()).collect();
+        let narrow: Vec<f32> = wide
+            .chunks(OBS_SIZE)
+            .flat_map(|row| row[..v1_dim].to_vec())
+            .collect();
+        let masks = vec![true; 2 * NUM_ACTIONS];
+        let (mut a, mut b) = (vec![0.0; 2 * NUM_ACTIONS], vec![0.0; 2 * NUM_ACTIONS]);
+        NeuralPolicy::new(net)
+            .act_batch(&narrow, &masks, 2, &mut a)
+            .expect("fwd");
+        policy.act_batch(&wide, &masks, 2, &mut b).expect("fwd");
+        assert_eq!(a, b);
+        // Any other layout is still refused.
+        let mut meta = read_meta(&dir).expect("meta");
+        meta.obs_dim = v1_dim + 1;
+        meta.net.obs_dim = v1_dim + 1;
+        assert!(meta.check_loadable(current).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn bad_checkpoints_give_errors_not_panics() {
         let dir = temp_dir("bad");
         let cfg = small_cfg();
