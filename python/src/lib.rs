@@ -462,6 +462,30 @@ impl PyState {
         Ok(self.state.hand_len(seat))
     }
 
+    /// What `seat` has shown of its hand this round (public; the observation's
+    /// `history` piece and `seats` flags): a dict with `named_colour` (the colour it last
+    /// named after a wild, or None), `last_played_colour` (of its last coloured card, or
+    /// None), `taken_since_play` (cards that entered its hand since it last played, the
+    /// deal included, up to 31) and `pressed_on` (colours it pressed/drew on since then).
+    fn history<'py>(&self, py: Python<'py>, seat: usize) -> PyResult<Bound<'py, PyDict>> {
+        let seat = self.seat_or_current(Some(seat))?;
+        let s = &self.state;
+        let d = PyDict::new(py);
+        d.set_item("named_colour", s.named_colour(seat).map(|c| c.name()))?;
+        d.set_item(
+            "last_played_colour",
+            s.last_played_colour(seat).map(|c| c.name()),
+        )?;
+        d.set_item("taken_since_play", s.taken_since_play(seat))?;
+        let pressed: Vec<&str> = uno_env::Colour::ALL
+            .iter()
+            .filter(|c| s.pressed_on(seat) >> c.index() & 1 == 1)
+            .map(|c| c.name())
+            .collect();
+        d.set_item("pressed_on", pressed)?;
+        Ok(d)
+    }
+
     /// The legal action ids, ascending (empty when the round is over).
     fn legal_actions(&self) -> Vec<usize> {
         self.game.legal_actions(&self.state)

@@ -156,6 +156,35 @@ def test_history_piece_counts_cards_taken_since_the_deal():
     assert not rows[4:].any()  # padding seats
 
 
+def test_history_dict_matches_the_observation():
+    game = ua.Game("attack-2010", 4)
+    hist = next(p for p in ua.obs_pieces() if p["name"] == "history")
+    colours = ["red", "yellow", "green", "blue"]
+    named_seen = False
+    for seed in range(20):
+        st = game.new_state(seed)
+        rng = np.random.default_rng(seed)
+        while not st.is_round_over() and not named_seen:
+            legal = st.legal_actions()
+            st.apply(int(rng.choice(legal)))
+            me = st.current_player if not st.is_round_over() else 0
+            rows = st.observation(me)[hist["offset"] : hist["offset"] + hist["size"]]
+            rows = rows.reshape(10, 9)
+            for k in range(4):
+                h = st.history((me + k) % 4)
+                named = [float(c == h["named_colour"]) for c in colours]
+                last = [float(c == h["last_played_colour"]) for c in colours]
+                assert list(rows[k, :8]) == named + last
+                assert rows[k, 8] == pytest.approx(h["taken_since_play"] / 10)
+                assert set(h["pressed_on"]) <= set(colours)
+                named_seen |= h["named_colour"] is not None
+        if named_seen:
+            break
+    assert named_seen, "no wild was played in 20 random rounds"
+    with pytest.raises(IndexError):
+        st.history(4)
+
+
 def test_resample_hidden_keeps_what_the_seat_sees():
     game = ua.Game("attack-2010", 4)
     st = game.new_state(5)
