@@ -327,3 +327,43 @@ fn init_starts_a_new_run_from_another_checkpoints_weights() {
         .unwrap();
     assert!(err.to_string().contains("nope"), "{err}");
 }
+
+#[test]
+fn a_version_1_run_starts_a_new_run_with_init_but_does_not_resume() {
+    use uno_agents::neural::{CheckpointMeta, NetConfig};
+    use uno_train::learner::Learner;
+    let (v1, v1_dim) = uno_env::obs::LEGACY_OBS[0];
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old");
+    let latest = old.join("latest");
+    let net = NetConfig {
+        hidden: vec![64],
+        ..NetConfig::new(v1_dim, uno_env::NUM_ACTIONS)
+    };
+    let learner = Learner::new(net.clone(), LearnerConfig::default()).unwrap();
+    learner
+        .save(&latest, &CheckpointMeta::new("classic", 2, v1, net))
+        .unwrap();
+    // --resume: refused, naming the way forward.
+    let err = Trainer::new(tiny(5_000), &old, true)
+        .err()
+        .expect("a version-1 run cannot resume")
+        .to_string();
+    assert!(
+        err.contains("observation version 1") && err.contains("--init"),
+        "{err}"
+    );
+    // --init: the network is widened to the current observation and trains.
+    let cfg = TrainConfig {
+        init: Some(latest.clone()),
+        ..tiny(2_048)
+    };
+    let new = dir.path().join("new");
+    let mut trainer = Trainer::new(cfg, &new, false).unwrap();
+    trainer
+        .run(Arc::new(AtomicBool::new(false)), |_| {})
+        .unwrap();
+    let meta = uno_agents::neural::read_meta(&new.join("latest")).unwrap();
+    assert_eq!(meta.obs_version, uno_env::OBS_VERSION);
+    assert_eq!(meta.obs_dim, uno_env::OBS_SIZE);
+}
