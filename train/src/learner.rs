@@ -447,23 +447,23 @@ impl Learner {
         expected: Option<(u32, usize, usize)>,
     ) -> Result<(Self, CheckpointMeta), LearnerError> {
         let meta = read_meta(dir)?;
-        if let Some(expected) = expected {
-            if let Err(e) = meta.check_expected(expected) {
-                // A run of an earlier observation layout can start a new run
-                // (`--init` widens its network) but cannot continue: its
-                // optimizer state has the old input shape.
-                return Err(match meta.check_loadable(expected) {
-                    Ok(Some(_)) => LearnerError::InvalidConfig(format!(
-                        "{} was trained on observation version {} and cannot be resumed under \
+        if let Some(expected) = expected
+            && let Err(e) = meta.check_expected(expected)
+        {
+            // A run of an earlier observation layout can start a new run
+            // (`--init` widens its network) but cannot continue: its
+            // optimizer state has the old input shape.
+            return Err(match meta.check_loadable(expected) {
+                Ok(Some(_)) => LearnerError::InvalidConfig(format!(
+                    "{} was trained on observation version {} and cannot be resumed under \
                          version {}; start a new run from it with --init {}",
-                        dir.display(),
-                        meta.obs_version,
-                        expected.0,
-                        dir.display()
-                    )),
-                    _ => e.into(),
-                });
-            }
+                    dir.display(),
+                    meta.obs_version,
+                    expected.0,
+                    dir.display()
+                )),
+                _ => e.into(),
+            });
         }
         let state_path = dir.join(LEARNER_FILE);
         let corrupt = |path: &Path, message: String| LearnerError::CorruptState {
