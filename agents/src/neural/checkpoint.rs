@@ -120,9 +120,7 @@ impl CheckpointMeta {
         }
         Ok(())
     }
-}
 
-impl CheckpointMeta {
     /// Like [`check_expected`](Self::check_expected), but also accepts a checkpoint of an
     /// earlier observation layout that the current one extends ([`uno_env::obs::LEGACY_OBS`])
     /// when `expected` is the current layout; returns the length to widen its input to.

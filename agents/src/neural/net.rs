@@ -271,9 +271,7 @@ impl PolicyValueNet {
         }
         Ok(net)
     }
-}
 
-impl PolicyValueNet {
     /// The same network reading a longer observation whose first `obs_dim()` values are the
     /// old ones: the input layer gets zero weights for the added values, so on any vector that
     /// extends an old one it computes exactly what the old network computed (used to load
@@ -295,14 +293,7 @@ impl PolicyValueNet {
                 None => vec![0.0; dout],
             };
             let mut out = layer.clone();
-            out.weight = Param::from_tensor(Tensor::<2>::from_data(
-                TensorData::new(w, [obs_dim, dout]),
-                device,
-            ));
-            out.bias = Some(Param::from_tensor(Tensor::<1>::from_data(
-                TensorData::new(b, [dout]),
-                device,
-            )));
+            set_linear(&mut out, w, b, device);
             Ok(out)
         };
         let mut net = self.clone();
@@ -324,8 +315,10 @@ fn host<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, NeuralError> {
 }
 
 /// Replaces a linear layer's weight (`[d_in, d_out]`, row-major) and bias.
+/// The input width is `w.len() / b.len()`, so a layer may get more inputs.
 fn set_linear(layer: &mut Linear, w: Vec<f32>, b: Vec<f32>, device: &Device) {
-    let [din, dout] = layer.weight.dims();
+    let dout = b.len();
+    let din = w.len() / dout;
     layer.weight = Param::from_tensor(Tensor::<2>::from_data(
         TensorData::new(w, [din, dout]),
         device,
