@@ -1,10 +1,10 @@
 //! `uno_attack._core`: the pyo3 extension behind the `uno_attack` Python package.
 //!
-//! It binds the `uno-env` crate without re-implementing any rule: [`PyGame`]
-//! and [`PyState`] expose the engine (OpenSpiel-style game / state split),
-//! [`PyVecEnv`] wraps the vectorized core and lets it write straight into
+//! It binds the `uno-env` crate without re-implementing any rule: `PyGame`
+//! and `PyState` expose the engine (OpenSpiel-style game / state split),
+//! `PyVecEnv` wraps the vectorized core and lets it write straight into
 //! numpy arrays that Python owns (allocated once, same objects every step, the
-//! GIL released while the games run), and [`PyAgent`] exposes the built-in
+//! GIL released while the games run), and `PyAgent` exposes the built-in
 //! agents of `uno-agents` (built without the burn-backed neural agent) for the
 //! Gymnasium opponents. Dicts cross the boundary as JSON through Python's
 //! `json` module, so 128-bit card sets stay exact. The Gymnasium and
