@@ -31,6 +31,28 @@ pub fn colour_long(c: Colour) -> &'static str {
     ["Red", "Yellow", "Green", "Blue"][c.index()]
 }
 
+/// What `seat` has shown of its hand this round, as the bots see it (the
+/// observation's `history` piece and pressed-on flags): "named Red, pressed on
+/// Blue"; empty when it has shown nothing.
+pub fn shown(st: &uno_env::State, seat: usize) -> String {
+    let mut parts = Vec::new();
+    if let Some(c) = st.named_colour(seat) {
+        parts.push(format!("named {}", colour_long(c)));
+    }
+    if let Some(c) = st.last_played_colour(seat) {
+        parts.push(format!("last played {}", colour_long(c)));
+    }
+    let pressed: Vec<&str> = Colour::ALL
+        .iter()
+        .filter(|c| st.pressed_on(seat) >> c.index() & 1 == 1)
+        .map(|&c| colour_long(c))
+        .collect();
+    if !pressed.is_empty() {
+        parts.push(format!("pressed on {}", pressed.join("/")));
+    }
+    parts.join(", ")
+}
+
 /// A face as a person says it: "Red 5", "Yellow Hit 2", "Wild Attack-Attack".
 pub fn face_long(f: Face) -> String {
     match f.colour() {
@@ -116,5 +138,38 @@ pub fn cards(n: usize) -> String {
         "1 card".into()
     } else {
         format!("{n} cards")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use uno_env::{Game, Rules, Scenario, action::Action};
+
+    #[test]
+    fn shown_lists_what_a_seat_revealed() {
+        let g = Game::new(Rules::preset("classic").unwrap(), 3).unwrap();
+        let f = |n: &str| Face::parse(n).unwrap();
+        let sc = Scenario {
+            hands: vec![
+                vec![f("wild"), f("R7"), f("G2")],
+                vec![f("G1"), f("B3")],
+                vec![f("Y1"), f("Y4")],
+            ],
+            top: Some(f("R5")),
+            ..Default::default()
+        };
+        let mut s = g.scenario(&sc).unwrap();
+        assert_eq!(shown(&s, 0), "");
+        for a in ["play:R7", "draw", "pass"] {
+            g.apply(&mut s, Action::parse(a).unwrap().id()).unwrap();
+        }
+        assert_eq!(shown(&s, 0), "last played Red");
+        assert_eq!(shown(&s, 1), "pressed on Red");
+        g.apply(&mut s, Action::parse("draw").unwrap().id()).unwrap();
+        g.apply(&mut s, Action::parse("pass").unwrap().id()).unwrap();
+        g.apply(&mut s, Action::parse("play:wild").unwrap().id()).unwrap();
+        g.apply(&mut s, Action::parse("colour:blue").unwrap().id()).unwrap();
+        assert_eq!(shown(&s, 0), "named Blue, last played Red");
     }
 }

@@ -103,8 +103,12 @@ pub fn table_lines(s: &Session) -> Vec<String> {
         } else {
             ""
         };
+        let shown = match super::cards::shown(st, p) {
+            t if t.is_empty() => t,
+            t => format!("; {t}"),
+        };
         out.push(format!(
-            "{}: {}{uno}, score {}{out_}{turn}.",
+            "{}: {}{uno}, score {}{out_}{turn}{shown}.",
             s.names.cap(p),
             cards(st.hand_len(p)),
             st.scores()[p]

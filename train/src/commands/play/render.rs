@@ -191,6 +191,13 @@ fn draw_seats(f: &mut Frame, area: Rect, v: &View) {
                 Style::default().fg(Color::DarkGray),
             ));
         }
+        let shown = super::cards::shown(st, p);
+        if p != v.human && !shown.is_empty() {
+            spans.push(Span::styled(
+                format!("  {shown}"),
+                Style::default().fg(Color::DarkGray),
+            ));
+        }
         lines.push(Line::from(spans));
     }
     f.render_widget(
