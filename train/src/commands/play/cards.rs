@@ -160,16 +160,16 @@ mod tests {
             ..Default::default()
         };
         let mut s = g.scenario(&sc).unwrap();
+        let play = |actions: &[&str], s: &mut uno_env::State| {
+            for a in actions {
+                g.apply(s, Action::parse(a).unwrap().id()).unwrap();
+            }
+        };
         assert_eq!(shown(&s, 0), "");
-        for a in ["play:R7", "draw", "pass"] {
-            g.apply(&mut s, Action::parse(a).unwrap().id()).unwrap();
-        }
+        play(&["play:R7", "draw", "pass"], &mut s);
         assert_eq!(shown(&s, 0), "last played Red");
         assert_eq!(shown(&s, 1), "pressed on Red");
-        g.apply(&mut s, Action::parse("draw").unwrap().id()).unwrap();
-        g.apply(&mut s, Action::parse("pass").unwrap().id()).unwrap();
-        g.apply(&mut s, Action::parse("play:wild").unwrap().id()).unwrap();
-        g.apply(&mut s, Action::parse("colour:blue").unwrap().id()).unwrap();
+        play(&["draw", "pass", "play:wild", "colour:blue"], &mut s);
         assert_eq!(shown(&s, 0), "named Blue, last played Red");
     }
 }
