@@ -301,6 +301,14 @@ impl State {
         self.pressed_on[seat] & PRESSED_BITS
     }
 
+    /// The colours of [`State::pressed_on`], in R, Y, G, B order.
+    pub fn pressed_colours(&self, seat: usize) -> impl Iterator<Item = Colour> + use<> {
+        let bits = self.pressed_on(seat);
+        Colour::ALL
+            .into_iter()
+            .filter(move |c| bits >> c.index() & 1 == 1)
+    }
+
     /// The colour `seat` last named (after a wild) this round.
     pub fn named_colour(&self, seat: usize) -> Option<Colour> {
         colour_code(self.pressed_on[seat] >> NAMED_SHIFT)

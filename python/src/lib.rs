@@ -477,11 +477,7 @@ impl PyState {
             s.last_played_colour(seat).map(|c| c.name()),
         )?;
         d.set_item("taken_since_play", s.taken_since_play(seat))?;
-        let pressed: Vec<&str> = uno_env::Colour::ALL
-            .iter()
-            .filter(|c| s.pressed_on(seat) >> c.index() & 1 == 1)
-            .map(|c| c.name())
-            .collect();
+        let pressed: Vec<&str> = s.pressed_colours(seat).map(|c| c.name()).collect();
         d.set_item("pressed_on", pressed)?;
         Ok(d)
     }

@@ -42,11 +42,7 @@ pub fn shown(st: &uno_env::State, seat: usize) -> String {
     if let Some(c) = st.last_played_colour(seat) {
         parts.push(format!("last played {}", colour_long(c)));
     }
-    let pressed: Vec<&str> = Colour::ALL
-        .iter()
-        .filter(|c| st.pressed_on(seat) >> c.index() & 1 == 1)
-        .map(|&c| colour_long(c))
-        .collect();
+    let pressed: Vec<&str> = st.pressed_colours(seat).map(colour_long).collect();
     if !pressed.is_empty() {
         parts.push(format!("pressed on {}", pressed.join("/")));
     }
