@@ -196,6 +196,12 @@ fn play_one(
 }
 
 fn pool(threads: usize) -> Result<rayon::ThreadPool, AgentError> {
+    if threads > uno_env::MAX_THREADS {
+        return Err(AgentError::ThreadPool(format!(
+            "at most {} threads, not {threads}",
+            uno_env::MAX_THREADS
+        )));
+    }
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -488,18 +494,29 @@ impl fmt::Display for LeagueReport {
             )?;
         }
         writeln!(f, "head to head (row's wins against column):")?;
-        write!(f, "{:<w$}", "")?;
-        for j in 0..self.specs.len() {
-            write!(f, "  {:>7}", format!("#{}", j))?;
+        let n = self.specs.len();
+        // Row labels are "#i spec"; columns as wide as the largest count.
+        let lw = w + format!("#{} ", n.saturating_sub(1)).len();
+        let cw = self
+            .wins
+            .iter()
+            .flatten()
+            .map(|c| c.to_string().len())
+            .max()
+            .unwrap_or(1)
+            .max(format!("#{}", n.saturating_sub(1)).len());
+        write!(f, "{:<lw$}", "")?;
+        for j in 0..n {
+            write!(f, "  {:>cw$}", format!("#{j}"))?;
         }
         writeln!(f)?;
         for (i, s) in self.specs.iter().enumerate() {
-            write!(f, "{:<w$}", format!("#{i} {s}"))?;
-            for j in 0..self.specs.len() {
+            write!(f, "{:<lw$}", format!("#{i} {s}"))?;
+            for j in 0..n {
                 if i == j {
-                    write!(f, "  {:>7}", "-")?;
+                    write!(f, "  {:>cw$}", "-")?;
                 } else {
-                    write!(f, "  {:>7}", self.wins[i][j])?;
+                    write!(f, "  {:>cw$}", self.wins[i][j])?;
                 }
             }
             writeln!(f)?;

@@ -46,6 +46,7 @@ pub fn run(
     let rules = config.rules.name.clone();
     let players = config.players;
     let mut env = VecEnv::new(config, envs, seed, threads)?;
+    let threads = env.threads();
     let mut buf = Buffers::new(envs);
     env.reset(buf.batch())?;
     // Warm-up.

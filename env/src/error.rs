@@ -19,6 +19,9 @@ pub enum ConfigError {
     /// The values are out of range or inconsistent.
     #[error("invalid rules: {0}")]
     Invalid(String),
+    /// A vectorized-environment setting out of range (games, threads).
+    #[error("invalid environment setting: {0}")]
+    Env(String),
     /// Player count outside 2..=10 (C-1).
     #[error("invalid player count {0}: UNO needs 2 to 10 players (C-1)")]
     Players(usize),

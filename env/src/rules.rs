@@ -564,7 +564,14 @@ impl Rules {
         }
         let path = std::path::Path::new(spec);
         if !path.exists() {
-            return Err(ConfigError::UnknownPreset(spec.to_string()));
+            // Something that looks like a path is reported as a missing file.
+            return Err(
+                if spec.ends_with(".toml") || spec.contains(std::path::MAIN_SEPARATOR) {
+                    ConfigError::Io(format!("{spec}: no such file"))
+                } else {
+                    ConfigError::UnknownPreset(spec.to_string())
+                },
+            );
         }
         let text =
             std::fs::read_to_string(path).map_err(|e| ConfigError::Io(format!("{spec}: {e}")))?;
@@ -575,7 +582,7 @@ impl Rules {
     /// preset and every other key overrides it (tables merge key by key).
     pub fn from_toml_str(text: &str) -> Result<Rules, ConfigError> {
         let value: toml::Value =
-            toml::from_str(text).map_err(|e| ConfigError::Toml(e.message().to_string()))?;
+            toml::from_str(text).map_err(|e| ConfigError::Toml(one_line(e.message())))?;
         Rules::from_toml_value(value)
     }
 
@@ -589,6 +596,22 @@ impl Rules {
                 let base = Rules::preset(&p)?;
                 let mut base_v =
                     toml::Value::try_from(&base).map_err(|e| ConfigError::Toml(e.to_string()))?;
+                // A kind the preset lacks is added whole: say so rather than
+                // serde's bare "missing field".
+                if let (Some(over), Some(have)) = (
+                    table.get("kinds").and_then(|k| k.as_table()),
+                    base_v.get("kinds").and_then(|k| k.as_table()),
+                ) {
+                    for (kind, rule) in over {
+                        let given = |f: &str| rule.as_table().is_some_and(|t| t.contains_key(f));
+                        let complete = given("effect") && given("score");
+                        if !have.contains_key(kind) && !complete {
+                            return Err(ConfigError::Toml(format!(
+                                "kind `{kind}` is not in preset `{p}`, so [kinds.{kind}] must give its `effect` and `score`"
+                            )));
+                        }
+                    }
+                }
                 // An overriding launcher replaces the base model whole (its fields differ by model).
                 if table.contains_key("launcher")
                     && let Some(t) = base_v.as_table_mut()
@@ -603,7 +626,7 @@ impl Rules {
         };
         let rules: Rules = merged
             .try_into()
-            .map_err(|e: toml::de::Error| ConfigError::Toml(e.message().to_string()))?;
+            .map_err(|e: toml::de::Error| ConfigError::Toml(one_line(e.message())))?;
         rules.validate()?;
         Ok(rules)
     }
@@ -611,6 +634,45 @@ impl Rules {
     /// Rules as TOML text (round-trips through [`Rules::from_toml_str`]).
     pub fn to_toml(&self) -> String {
         toml::to_string(self).unwrap_or_default()
+    }
+
+    /// The settings (dotted TOML paths such as `options.hand_size`) in which
+    /// `self` and `other` differ, the display name aside; empty when the two
+    /// play the same game.
+    pub fn differences(&self, other: &Rules) -> Vec<String> {
+        fn walk(
+            path: &str,
+            a: Option<&toml::Value>,
+            b: Option<&toml::Value>,
+            out: &mut Vec<String>,
+        ) {
+            match (a, b) {
+                (Some(toml::Value::Table(x)), Some(toml::Value::Table(y))) => {
+                    let keys: std::collections::BTreeSet<&String> =
+                        x.keys().chain(y.keys()).collect();
+                    for k in keys {
+                        let p = if path.is_empty() {
+                            k.clone()
+                        } else {
+                            format!("{path}.{k}")
+                        };
+                        walk(&p, x.get(k), y.get(k), out);
+                    }
+                }
+                (a, b) if a != b => out.push(path.to_string()),
+                _ => {}
+            }
+        }
+        let value = |r: &Rules| {
+            let unnamed = Rules {
+                name: String::new(),
+                ..r.clone()
+            };
+            toml::Value::try_from(&unnamed).ok()
+        };
+        let mut out = Vec::new();
+        walk("", value(self).as_ref(), value(other).as_ref(), &mut out);
+        out
     }
 
     /// Total number of cards in the deck.
@@ -752,6 +814,16 @@ impl Rules {
         }
         Ok(())
     }
+}
+
+/// A TOML error message on one line (the parser splits some over two).
+fn one_line(message: &str) -> String {
+    message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(": ")
 }
 
 /// Deep-merges `over` into `base`: tables merge key by key, anything else replaces.

@@ -325,19 +325,36 @@ fn episode_seed(seed: u64, k: u64) -> u64 {
     seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
+/// Most games one [`VecEnv`] holds (2^20: about 4 GB of batch buffers with
+/// observations), so a typo cannot ask for more memory than a machine has.
+pub const MAX_ENVS: usize = 1 << 20;
+/// Most threads one [`VecEnv`] (or any command of the CLI) starts.
+pub const MAX_THREADS: usize = 256;
+
 impl VecEnv {
-    /// `num_envs` games of `config`, seeded from `seed`, stepped on `threads` threads.
+    /// `num_envs` games (1 to [`MAX_ENVS`]), seeded from `seed`, stepped on
+    /// `threads` threads (0 counts as 1; at most [`MAX_THREADS`], and at most
+    /// one per game).
     pub fn new(
         config: EnvConfig,
         num_envs: usize,
         seed: u64,
         threads: usize,
     ) -> Result<VecEnv, ConfigError> {
-        if num_envs == 0 {
-            return Err(ConfigError::Invalid("num_envs must be at least 1".into()));
+        if !(1..=MAX_ENVS).contains(&num_envs) {
+            return Err(ConfigError::Env(format!(
+                "num_envs must be between 1 and {MAX_ENVS}, not {num_envs}"
+            )));
+        }
+        if threads > MAX_THREADS {
+            return Err(ConfigError::Env(format!(
+                "threads must be at most {MAX_THREADS}, not {threads}"
+            )));
         }
         let game = Game::new(config.rules.clone(), config.players)?;
-        let threads = threads.max(1);
+        // More threads than games would only wait: at most one per game
+        // (results do not depend on the thread count).
+        let threads = threads.clamp(1, num_envs);
         let team = if threads > 1 {
             Some(Team::new(threads).map_err(|e| {
                 ConfigError::Invalid(format!("cannot start {threads} threads: {e}"))

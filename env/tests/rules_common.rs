@@ -685,10 +685,68 @@ fn toml_load_from_file_and_errors() {
         Rules::from_toml_str("preset = \"classic\"\n[options]\ncatch_probability = 2.0\n"),
         Err(ConfigError::Invalid(_))
     ));
+    // A path is reported as a missing file, a bare word as an unknown preset.
+    let missing = Rules::load("/no/such/rules.toml").unwrap_err();
+    assert!(matches!(missing, ConfigError::Io(_)), "{missing:?}");
+    assert!(missing.to_string().contains("no such file"), "{missing}");
     assert!(matches!(
-        Rules::load("/no/such/rules.toml"),
+        Rules::load("uno-deluxe"),
         Err(ConfigError::UnknownPreset(_))
     ));
+    // Errors are one line, even where the TOML parser writes two.
+    for bad in ["preset = \"classic\"\n[options\n", "[a.]\n"] {
+        let e = Rules::from_toml_str(bad).unwrap_err().to_string();
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+    // A kind the preset lacks must come whole (A-19's wild-custom is only in
+    // attack-modern); the error names it instead of serde's "missing field".
+    let e = Rules::from_toml_str(
+        "preset = \"attack-2010\"\n[kinds.wild-custom]\neffect = { type = \"hit\", n = 3 }\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("`wild-custom` is not in preset `attack-2010`"),
+        "{e}"
+    );
+    let modern = Rules::from_toml_str(
+        "preset = \"attack-modern\"\n[kinds.wild-custom]\neffect = { type = \"hit\", n = 3 }\n",
+    )
+    .unwrap();
+    assert_eq!(
+        modern.kind_rule(Kind::WildCustom).unwrap().effect,
+        uno_env::Effect::Hit {
+            n: 3,
+            targeted: false
+        }
+    );
+}
+
+#[test]
+fn rules_differences_name_the_changed_settings() {
+    let base = Rules::preset("attack-2010").unwrap();
+    assert!(base.differences(&base).is_empty());
+    // The name alone is not a difference.
+    let renamed = Rules {
+        name: "house".into(),
+        ..base.clone()
+    };
+    assert!(base.differences(&renamed).is_empty());
+    let changed = Rules::from_toml_str(
+        "preset = \"attack-2010\"\n[options]\nhand_size = 5\nmega_hit = false\n",
+    )
+    .unwrap();
+    assert_eq!(
+        base.differences(&changed),
+        vec![
+            "options.hand_size".to_string(),
+            "options.mega_hit".to_string()
+        ]
+    );
+    let classic = Rules::preset("classic").unwrap();
+    let d = base.differences(&classic);
+    assert!(d.iter().any(|p| p.starts_with("deck.")), "{d:?}");
+    assert!(d.iter().any(|p| p == "supply"), "{d:?}");
 }
 
 // ----- illegal actions ----------------------------------------------------------

@@ -291,3 +291,34 @@ fn match_episodes_and_points_rewards_are_zero_sum() {
         "rounds {rounds} matches {matches}"
     );
 }
+
+#[test]
+fn vec_env_sizes_out_of_range_are_errors_not_aborts() {
+    // A typo such as num_envs = 10**9 would ask for hundreds of GB: refused
+    // before anything is allocated, with the limit in the message.
+    let e = VecEnv::new(config("classic", 2), uno_env::MAX_ENVS + 1, 0, 1)
+        .err()
+        .expect("too many games")
+        .to_string();
+    assert!(
+        e.contains("num_envs") && e.contains(&uno_env::MAX_ENVS.to_string()),
+        "{e}"
+    );
+    assert!(!e.contains("rules"), "not a rules problem: {e}");
+    let e = VecEnv::new(config("classic", 2), 0, 0, 1)
+        .err()
+        .expect("no games")
+        .to_string();
+    assert!(e.contains("num_envs"), "{e}");
+    let e = VecEnv::new(config("classic", 2), 4, 0, uno_env::MAX_THREADS + 1)
+        .err()
+        .expect("too many threads")
+        .to_string();
+    assert!(e.contains("threads"), "{e}");
+    // More threads than games: one per game at most (the results do not
+    // depend on the thread count, so nothing else changes).
+    let env = VecEnv::new(config("classic", 2), 3, 0, 8).unwrap();
+    assert_eq!(env.threads(), 3);
+    let env = VecEnv::new(config("classic", 2), 3, 0, 0).unwrap();
+    assert_eq!(env.threads(), 1);
+}

@@ -134,6 +134,23 @@ impl LearnerConfig {
         if !(self.clip_eps.is_finite() && self.clip_eps > 0.0) {
             return bad("clip_eps must be > 0");
         }
+        for (name, v) in [
+            ("value_coef", self.value_coef),
+            ("entropy_coef", self.entropy_coef),
+            ("weight_decay", self.weight_decay),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(LearnerError::InvalidConfig(format!(
+                    "{name} must be finite and >= 0, not {v}"
+                )));
+            }
+        }
+        if !(self.adam_eps.is_finite() && self.adam_eps > 0.0) {
+            return bad("adam_eps must be > 0");
+        }
+        if self.target_kl.is_some_and(|k| !(k.is_finite() && k > 0.0)) {
+            return bad("target_kl must be > 0");
+        }
         if self.epochs == 0 || self.minibatch_size == 0 {
             return bad("epochs and minibatch_size must be > 0");
         }

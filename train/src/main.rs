@@ -7,12 +7,12 @@
 
 mod commands;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
 
 /// UNO Attack! reinforcement-learning environment, agents and trainer.
 #[derive(Parser)]
-#[command(name = "uno-attack", version, about, propagate_version = true)]
+#[command(name = "uno-attack", version, propagate_version = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -34,8 +34,45 @@ enum Command {
     Replay(commands::play::ReplayArgs),
 }
 
+/// Parses the command line. Negative numbers are values (so `--seed -1` is
+/// refused as an invalid seed, not as an unknown flag); a parse error prints
+/// its one-line message (no usage block) and exits with code 2.
+fn parse() -> Result<Cli, ExitCode> {
+    let command = Cli::command().mut_subcommands(|c| c.allow_negative_numbers(true));
+    let parsed = command
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    parsed.map_err(|e| {
+        use clap::error::ErrorKind;
+        if matches!(
+            e.kind(),
+            ErrorKind::DisplayHelp
+                | ErrorKind::DisplayVersion
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+        ) {
+            let _ = e.print();
+            return ExitCode::from(e.exit_code() as u8);
+        }
+        let text = e.to_string();
+        let first = text.lines().next().unwrap_or("error: invalid arguments");
+        eprintln!("{first} (see --help)");
+        ExitCode::from(2)
+    })
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Rust ignores SIGPIPE, which turns a closed pipe (`| head`) into a panic
+    // on the next print; the default action ends the program quietly instead.
+    #[cfg(unix)]
+    // SAFETY: called first thing in `main`, before any other thread exists;
+    // SIG_DFL is a valid action for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    let cli = match parse() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
     let result = match cli.command {
         Command::Simulate(a) => commands::simulate::run(a),
         Command::Bench(a) => commands::bench::run(a),

@@ -162,6 +162,66 @@ impl Default for TrainConfig {
     }
 }
 
+/// File of a run directory holding its counters and pool ([`TrainerState`]).
+pub const TRAINER_FILE: &str = "trainer.json";
+
+impl TrainConfig {
+    /// Checks every value before a run starts (one message naming the field),
+    /// so a bad config is refused instead of failing mid-run.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.steps == 0 || self.envs == 0 || self.batch_samples == 0 {
+            return Err("steps, envs and batch_samples must be positive".into());
+        }
+        if self.envs > uno_env::MAX_ENVS {
+            return Err(format!("envs must be at most {}", uno_env::MAX_ENVS));
+        }
+        if self.threads > uno_env::MAX_THREADS {
+            return Err(format!("threads must be at most {}", uno_env::MAX_THREADS));
+        }
+        if self.hidden.is_empty() || self.hidden.iter().any(|&h| h == 0 || h > 4096) {
+            return Err("hidden layers must be 1..=4096 wide".into());
+        }
+        if self.grow && self.init.is_none() {
+            return Err("grow needs init: the checkpoint whose network to grow".into());
+        }
+        for (name, v) in [("gamma", self.gamma), ("lambda", self.lambda)] {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(format!("{name} must be in [0, 1], not {v}"));
+            }
+        }
+        if !(self.truncation_reward.is_finite() && self.truncation_reward.abs() <= 100.0) {
+            return Err(format!(
+                "truncation_reward must be a finite number in [-100, 100], not {}",
+                self.truncation_reward
+            ));
+        }
+        let o = &self.opponents;
+        if !(0.0..=1.0).contains(&o.self_play) {
+            return Err(format!(
+                "opponents.self_play is a probability in [0, 1], not {}",
+                o.self_play
+            ));
+        }
+        for (name, w) in [
+            ("snapshot", o.snapshot),
+            ("heuristic", o.heuristic),
+            ("random", o.random),
+        ] {
+            if !(w.is_finite() && w >= 0.0) {
+                return Err(format!(
+                    "opponents.{name} must be a finite weight >= 0, not {w}"
+                ));
+            }
+        }
+        if o.self_play < 1.0 && o.snapshot + o.heuristic + o.random <= 0.0 {
+            return Err(
+                "opponents: snapshot, heuristic and random are all 0, so games that are not self-play have no opponent (set one, or self_play = 1)".into(),
+            );
+        }
+        self.learner.validate().map_err(|e| e.to_string())
+    }
+}
+
 /// Counters and pool that `--resume` restores (`trainer.json`).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct TrainerState {
@@ -196,6 +256,9 @@ pub enum TrainError {
     /// I/O on the run directory.
     #[error("{0}")]
     Io(String),
+    /// The output directory already holds a run and `--resume` was not given.
+    #[error("{} already holds a training run: continue it with --resume, or train into a new --out", .0.display())]
+    RunExists(PathBuf),
 }
 
 /// What one progress report carries.
@@ -340,20 +403,9 @@ fn io(e: impl std::fmt::Display) -> TrainError {
 impl Trainer {
     /// Starts a run in `out` (or resumes the one there when `resume`).
     pub fn new(mut cfg: TrainConfig, out: &Path, resume: bool) -> Result<Trainer, TrainError> {
-        if cfg.envs == 0 || cfg.batch_samples == 0 || cfg.steps == 0 {
-            return Err(TrainError::Config(
-                "steps, envs and batch_samples must be positive".into(),
-            ));
-        }
-        if cfg.hidden.is_empty() || cfg.hidden.iter().any(|&h| h == 0 || h > 4096) {
-            return Err(TrainError::Config(
-                "hidden layers must be 1..=4096 wide".into(),
-            ));
-        }
-        if cfg.grow && cfg.init.is_none() {
-            return Err(TrainError::Config(
-                "grow needs init: the checkpoint whose network to grow".into(),
-            ));
+        cfg.validate().map_err(TrainError::Config)?;
+        if !resume && out.join(TRAINER_FILE).exists() {
+            return Err(TrainError::RunExists(out.to_path_buf()));
         }
         let rules = Rules::load(&cfg.rules).map_err(|e| TrainError::Config(e.to_string()))?;
         let env_cfg = EnvConfig {
@@ -362,8 +414,6 @@ impl Trainer {
         };
         let env = VecEnv::new(env_cfg, cfg.envs, cfg.seed, cfg.threads.max(1))
             .map_err(|e| TrainError::Config(e.to_string()))?;
-        std::fs::create_dir_all(out)
-            .map_err(|e| TrainError::Io(format!("cannot create {}: {e}", out.display())))?;
         let expected = Some((OBS_VERSION, OBS_SIZE, NUM_ACTIONS));
         let latest = out.join("latest");
         let (mut learner, state) = if resume && latest.join("meta.json").is_file() {
@@ -378,7 +428,7 @@ impl Trainer {
                     cfg.players
                 )));
             }
-            let text = std::fs::read_to_string(out.join("trainer.json")).map_err(io)?;
+            let text = std::fs::read_to_string(out.join(TRAINER_FILE)).map_err(io)?;
             let state: TrainerState = serde_json::from_str(&text)
                 .map_err(|e| TrainError::Io(format!("trainer.json: {e}")))?;
             (learner, state)
@@ -411,6 +461,10 @@ impl Trainer {
                 pool.push(p);
             }
         }
+        // Created only now, once every input has been checked, so a refused
+        // run leaves nothing behind.
+        std::fs::create_dir_all(out)
+            .map_err(|e| TrainError::Io(format!("cannot create {}: {e}", out.display())))?;
         let metrics = MetricsSink::new(out, cfg.tensorboard).map_err(io)?;
         let device = uno_agents::neural::device_by_name(&learner.config().device)
             .map_err(|e| TrainError::Learner(e.into()))?;
@@ -776,6 +830,7 @@ impl Trainer {
         );
         meta.steps = self.state.steps;
         meta.updates = self.state.updates;
+        meta.rules_toml = Some(self.rules.to_toml());
         meta.trained_with = serde_json::to_value(&self.cfg).unwrap_or_default();
         meta.eval = self.state.eval.clone();
         meta
@@ -786,7 +841,7 @@ impl Trainer {
         let meta = self.meta();
         self.learner.save(&self.out.join("latest"), &meta)?;
         let json = serde_json::to_vec_pretty(&self.state).map_err(io)?;
-        uno_agents::neural::write_atomic(&self.out.join("trainer.json"), &json).map_err(io)?;
+        uno_agents::neural::write_atomic(&self.out.join(TRAINER_FILE), &json).map_err(io)?;
         Ok(())
     }
 

@@ -209,6 +209,62 @@ fn bad_flags_exit_with_code_2() {
     }
 }
 
+#[test]
+fn an_unwritable_transcript_is_refused_before_the_first_move() {
+    let (code, out, err) = run(
+        &[
+            "play",
+            "--plain",
+            "--rules",
+            "classic",
+            "--players",
+            "2",
+            "--think-ms",
+            "0",
+            "--transcript",
+            "/no/such/dir/game.json",
+        ],
+        "quit\n".into(),
+        Duration::ZERO,
+        Duration::from_secs(30),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot write /no/such/dir/game.json"), "{err}");
+    assert!(out.is_empty(), "no game was shown: {}", tail(&out));
+}
+
+#[test]
+fn a_variant_of_a_preset_gets_the_heuristic_not_the_presets_checkpoint() {
+    let args = |rules: &str| {
+        vec![
+            "play".to_string(),
+            "--plain".into(),
+            "--rules".into(),
+            rules.to_string(),
+            "--players".into(),
+            "2".into(),
+            "--think-ms".into(),
+            "0".into(),
+        ]
+    };
+    let play = |rules: &str| {
+        let a = args(rules);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        run(&a, String::new(), Duration::ZERO, Duration::from_secs(30))
+    };
+    let (code, out, err) = play("classic");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("bot: shipped checkpoint"), "{}", tail(&out));
+    // Same name (the file starts from the preset), other settings.
+    let path = tmp("variant.toml");
+    std::fs::write(&path, "preset = \"classic\"\n[options]\nhand_size = 5\n").unwrap();
+    let (code, out, err) = play(path.to_str().unwrap());
+    std::fs::remove_file(&path).ok();
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("bot: heuristic"), "{}", tail(&out));
+    assert!(out.contains("options.hand_size"), "{}", tail(&out));
+}
+
 fn tail(s: &str) -> String {
     let lines: Vec<&str> = s.lines().collect();
     lines[lines.len().saturating_sub(40)..].join("\n")

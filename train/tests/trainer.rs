@@ -134,6 +134,24 @@ fn corrupt_or_mismatched_checkpoints_are_errors() {
             .unwrap()
             .is_some()
     );
+    let same = uno_env::Game::new(Rules::preset("classic").unwrap(), 2).unwrap();
+    assert_eq!(
+        uno_agents::neural::check_compatible(&latest, &same).unwrap(),
+        None
+    );
+    // The metadata records the full rules; a variant of the same name plays,
+    // with a note naming what changed.
+    let meta = uno_agents::neural::read_meta(&latest).unwrap();
+    assert_eq!(
+        meta.trained_rules().unwrap(),
+        Rules::preset("classic").unwrap()
+    );
+    let variant = Rules::from_toml_str("preset = \"classic\"\n[options]\nhand_size = 5\n").unwrap();
+    let variant = uno_env::Game::new(variant, 2).unwrap();
+    let note = uno_agents::neural::check_compatible(&latest, &variant)
+        .unwrap()
+        .expect("a note");
+    assert!(note.contains("options.hand_size"), "{note}");
     // Truncated weights.
     let bytes = std::fs::read(latest.join("model.bpk")).unwrap();
     std::fs::write(latest.join("model.bpk"), &bytes[..bytes.len() / 3]).unwrap();
@@ -189,6 +207,16 @@ fn cli_rejects_bad_flags_with_exit_code_2() {
             "10",
         ],
         vec!["bench", "--envs", "0"],
+        vec!["bench", "--envs", "100000000", "--seconds", "0.1"],
+        vec!["bench", "--threads", "257"],
+        // Negative numbers are values (an invalid seed), not unknown flags.
+        vec!["simulate", "--seed", "-1"],
+        vec!["simulate", "--games", "0"],
+        vec!["arena", "--games", "1.5"],
+        vec!["arena", "--threads", "100000", "--games", "2"],
+        vec!["train", "--threads", "5000", "--out", "/tmp/uno-never"],
+        vec!["train", "--steps", "2.5", "--out", "/tmp/uno-never"],
+        vec!["simulate", "--rules", "/no/such/rules.toml"],
         vec![
             "arena",
             "--agents",
@@ -223,11 +251,122 @@ fn cli_rejects_bad_flags_with_exit_code_2() {
         );
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!err.contains("panicked"), "{args:?}: {err}");
-        assert!(
-            err.lines().filter(|l| !l.trim().is_empty()).count() <= 4,
-            "{args:?}: {err}"
+        assert_eq!(
+            err.lines().filter(|l| !l.trim().is_empty()).count(),
+            1,
+            "one line: {args:?}: {err}"
         );
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
     }
+    assert!(
+        !Path::new("/tmp/uno-never").exists(),
+        "a refused run leaves no directory"
+    );
+}
+
+#[test]
+fn cli_counts_accept_exponents_and_name_the_bad_value() {
+    let bin = env!("CARGO_BIN_EXE_uno-attack");
+    let out = std::process::Command::new(bin)
+        .args([
+            "simulate",
+            "--rules",
+            "classic",
+            "--players",
+            "2",
+            "--games",
+            "2e1",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["games"], 20, "{v}");
+    let out = std::process::Command::new(bin)
+        .args(["bench", "--seconds", "0"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--seconds"), "{err}");
+    assert!(!err.contains("--envs"), "names only the bad flag: {err}");
+}
+
+#[test]
+fn cli_output_into_a_closed_pipe_ends_quietly() {
+    // `uno-attack arena … | head -1`: the reader goes away; the program must
+    // not panic with "failed printing to stdout".
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_uno-attack"))
+        .args([
+            "simulate",
+            "--rules",
+            "classic",
+            "--players",
+            "2",
+            "--games",
+            "50",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.is_empty(), "{err}");
+}
+
+#[test]
+fn bad_training_configs_are_refused_before_the_run_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    type Breaker = fn(&mut TrainConfig);
+    let cases: [(&str, Breaker); 7] = [
+        ("gamma", |c| c.gamma = 2.0),
+        ("lambda", |c| c.lambda = f32::NAN),
+        ("truncation_reward", |c| c.truncation_reward = f32::INFINITY),
+        ("self_play", |c| c.opponents.self_play = -1.0),
+        ("heuristic", |c| c.opponents.heuristic = f64::NAN),
+        ("all 0", |c| c.opponents.random = 0.0),
+        ("entropy_coef", |c| c.learner.entropy_coef = f32::NAN),
+    ];
+    for (i, (field, break_it)) in cases.into_iter().enumerate() {
+        let mut cfg = tiny(5_000);
+        break_it(&mut cfg);
+        assert!(cfg.validate().is_err(), "{field}");
+        let out = dir.path().join(format!("run{i}"));
+        let err = Trainer::new(cfg, &out, false)
+            .err()
+            .expect(field)
+            .to_string();
+        assert!(err.contains(field), "{field}: {err}");
+        assert!(!out.exists(), "{field}: a refused run leaves no directory");
+    }
+    assert!(tiny(5_000).validate().is_ok());
+}
+
+#[test]
+fn a_new_run_does_not_overwrite_an_existing_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let mut t = Trainer::new(tiny(5_000), &out, false).unwrap();
+    t.save().unwrap();
+    drop(t);
+    let before = std::fs::read(out.join("trainer.json")).unwrap();
+    let err = Trainer::new(tiny(5_000), &out, false)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(err.contains("--resume"), "{err}");
+    assert_eq!(std::fs::read(out.join("trainer.json")).unwrap(), before);
+    assert!(
+        Trainer::new(tiny(5_000), &out, true).is_ok(),
+        "--resume continues it"
+    );
 }
 
 #[test]

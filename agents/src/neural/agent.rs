@@ -164,8 +164,10 @@ pub fn register() {
 }
 
 /// Checks that a checkpoint was trained for these rules: its observation
-/// version and sizes and its rules name must match (a different table size is
-/// allowed — the observation is padded to 10 seats — and reported in the Ok value).
+/// version and sizes and its rules name must match. A different table size
+/// (the observation is padded to 10 seats) or rules of the same name with
+/// other settings (a variant of the preset) are allowed and reported as a
+/// note in the Ok value.
 pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, NeuralError> {
     let (dir, _) = split_sample(dir);
     let meta = read_meta(&dir)?;
@@ -178,12 +180,34 @@ pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, Neura
             game.rules().name
         )));
     }
-    Ok((meta.players != game.num_players()).then(|| {
-        format!(
+    let mut notes = Vec::new();
+    if meta.players != game.num_players() {
+        notes.push(format!(
             "note: checkpoint {} was trained with {} players, playing with {}",
             dir.display(),
             meta.players,
             game.num_players()
-        )
-    }))
+        ));
+    }
+    if let Some(trained) = meta.trained_rules() {
+        let diff = trained.differences(game.rules());
+        if !diff.is_empty() {
+            notes.push(format!(
+                "note: checkpoint {} was trained on `{}` with other settings ({}): it plays, but these rules are new to it",
+                dir.display(),
+                meta.rules,
+                summarize(&diff)
+            ));
+        }
+    }
+    Ok((!notes.is_empty()).then(|| notes.join("\n")))
+}
+
+/// The first few differing settings, and how many more.
+fn summarize(diff: &[String]) -> String {
+    let shown = diff.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+    match diff.len() {
+        n if n > 3 => format!("{shown} and {} more", n - 3),
+        _ => shown,
+    }
 }

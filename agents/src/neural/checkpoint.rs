@@ -53,6 +53,10 @@ pub struct CheckpointMeta {
     /// PPO updates performed so far.
     #[serde(default)]
     pub updates: u64,
+    /// The full rules trained on, as TOML (absent in checkpoints written
+    /// before 2026-11-23: those were trained on the preset named by `rules`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules_toml: Option<String>,
     /// Free-form description of the training run (hyper-parameters, seed, command line...).
     #[serde(default)]
     pub trained_with: serde_json::Value,
@@ -62,6 +66,15 @@ pub struct CheckpointMeta {
 }
 
 impl CheckpointMeta {
+    /// The rules the network was trained on: `rules_toml`, or for older
+    /// checkpoints the preset named by `rules` (`None` when neither is known).
+    pub fn trained_rules(&self) -> Option<uno_env::Rules> {
+        match &self.rules_toml {
+            Some(text) => uno_env::Rules::from_toml_str(text).ok(),
+            None => uno_env::Rules::preset(&self.rules).ok(),
+        }
+    }
+
     /// Metadata for a fresh network with zero steps/updates and empty free-form fields.
     pub fn new(rules: impl Into<String>, players: usize, obs_version: u32, net: NetConfig) -> Self {
         Self {
@@ -74,6 +87,7 @@ impl CheckpointMeta {
             net,
             steps: 0,
             updates: 0,
+            rules_toml: None,
             trained_with: serde_json::Value::Null,
             eval: serde_json::Value::Null,
         }

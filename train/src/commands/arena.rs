@@ -1,7 +1,7 @@
 //! `uno-attack arena`: agents head to head, seats rotated, with confidence
 //! intervals; `--league` rates many agents round-robin (Bradley–Terry).
 
-use super::CmdResult;
+use super::{CmdResult, parse_count, parse_threads};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use uno_agents::{ArenaConfig, LeagueConfig, parse_spec, parse_spec_list, run_arena, run_league};
@@ -20,14 +20,14 @@ pub struct Args {
     /// heuristic[:key=value,...], checkpoint:<dir>.
     #[arg(long, default_value = "heuristic,random")]
     agents: String,
-    /// Games (rounds) to play (per pair with --league).
-    #[arg(long, default_value_t = 2000)]
+    /// Games (rounds) to play (per pair with --league), e.g. 20000 or 2e4.
+    #[arg(long, default_value = "2000", value_parser = parse_count)]
     games: u64,
     /// Master seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Worker threads (0 = all cores).
-    #[arg(long, default_value_t = 0)]
+    /// Worker threads (0 = all cores; at most 256).
+    #[arg(long, default_value_t = 0, value_parser = parse_threads)]
     threads: usize,
     /// Round-robin league over all the agents, rated with Bradley–Terry.
     #[arg(long)]
@@ -54,9 +54,6 @@ pub fn run(a: Args) -> CmdResult {
     crate::commands::register_neural();
     let rules = Rules::load(&a.rules).map_err(|e| e.to_string())?;
     let specs = parse_spec_list(&a.agents).map_err(|e| e.to_string())?;
-    if a.games == 0 {
-        return Err("--games must be at least 1".into());
-    }
     // A checkpoint must have been trained for these rules (and this observation layout).
     let game = uno_env::Game::new(rules.clone(), a.players).map_err(|e| e.to_string())?;
     for spec in &specs {

@@ -35,11 +35,22 @@ pub struct Args {
 /// Runs `bench`: with `--no-obs` the engine alone, otherwise both with and without observations.
 pub fn run(a: Args) -> CmdResult {
     let game = load_game(&a.rules, a.players)?;
-    if a.envs == 0 || a.threads == 0 || a.threads > 256 || !(a.seconds > 0.0 && a.seconds <= 3600.0)
-    {
-        return Err(
-            "--envs and --threads must be positive (threads <= 256), --seconds in (0, 3600]".into(),
-        );
+    if !(1..=uno_env::MAX_ENVS).contains(&a.envs) {
+        return Err(format!(
+            "--envs must be between 1 and {}, not {}",
+            uno_env::MAX_ENVS,
+            a.envs
+        ));
+    }
+    if !(1..=uno_env::MAX_THREADS).contains(&a.threads) {
+        return Err(format!(
+            "--threads must be between 1 and {}, not {}",
+            uno_env::MAX_THREADS,
+            a.threads
+        ));
+    }
+    if !(a.seconds > 0.0 && a.seconds <= 3600.0) {
+        return Err(format!("--seconds must be in (0, 3600], not {}", a.seconds));
     }
     let modes: &[bool] = if a.no_obs { &[false] } else { &[false, true] };
     let mut reports = Vec::new();

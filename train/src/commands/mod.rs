@@ -12,6 +12,30 @@ pub mod train;
 /// A subcommand's failure: printed as one line, exit code 2.
 pub type CmdResult = Result<(), String>;
 
+/// Parses a count such as `20000`, `2e4` or `2.5e6`: a whole number from 1 to
+/// 10^15 (a fraction or a negative number is refused with its value).
+pub fn parse_count(s: &str) -> Result<u64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if !(v.is_finite() && (1.0..=1e15).contains(&v)) {
+        return Err(format!("`{s}` is out of range (1 to 1e15)"));
+    }
+    if v.fract() != 0.0 {
+        return Err(format!("`{s}` is not a whole number"));
+    }
+    Ok(v as u64)
+}
+
+/// Parses a thread count: 0 to [`uno_env::MAX_THREADS`].
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    let v: usize = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a whole number >= 0"))?;
+    if v > uno_env::MAX_THREADS {
+        return Err(format!("at most {} threads", uno_env::MAX_THREADS));
+    }
+    Ok(v)
+}
+
 /// Loads rules from a preset name or TOML path and compiles them for `players`.
 pub fn load_game(rules: &str, players: usize) -> Result<uno_env::Game, String> {
     let r = uno_env::Rules::load(rules).map_err(|e| e.to_string())?;

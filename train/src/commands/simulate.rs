@@ -1,7 +1,7 @@
 //! `uno-attack simulate`: random legal play with statistics and an invariant
 //! check after every action.
 
-use super::{CmdResult, load_game};
+use super::{CmdResult, load_game, parse_count};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use uno_env::vec_env::Picker;
@@ -16,8 +16,8 @@ pub struct Args {
     /// Players at the table (2..=10).
     #[arg(long, default_value_t = 4)]
     players: usize,
-    /// Rounds to play.
-    #[arg(long, default_value_t = 1000)]
+    /// Rounds to play (e.g. 1000 or 1e3).
+    #[arg(long, default_value = "1000", value_parser = parse_count)]
     games: u64,
     /// Base seed (round i uses ChaCha stream i).
     #[arg(long, default_value_t = 0)]

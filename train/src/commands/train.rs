@@ -1,6 +1,6 @@
 //! `uno-attack train`: self-play PPO from the command line.
 
-use super::CmdResult;
+use super::{CmdResult, parse_count, parse_threads};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -17,7 +17,8 @@ pub struct Args {
     /// Players per table.
     #[arg(long)]
     players: Option<usize>,
-    /// Environment steps to train for (e.g. 2000000 or 2e6).
+    /// Environment steps to train for (e.g. 2000000 or 2e6); the run ends
+    /// with the first whole update past it.
     #[arg(long, value_parser = parse_count)]
     steps: Option<u64>,
     /// Run directory (checkpoints, logs).
@@ -29,8 +30,8 @@ pub struct Args {
     /// Continue the run in --out from its last checkpoint.
     #[arg(long)]
     resume: bool,
-    /// Threads for environment stepping and evaluation.
-    #[arg(long)]
+    /// Threads for environment stepping and evaluation (at most 256).
+    #[arg(long, value_parser = parse_threads)]
     threads: Option<usize>,
     /// Seed.
     #[arg(long)]
@@ -52,15 +53,6 @@ pub struct Args {
     /// Compute device: cpu (default), or wgpu / cuda[:N] in builds with `--features wgpu` / `--features cuda`.
     #[arg(long)]
     device: Option<String>,
-}
-
-fn parse_count(s: &str) -> Result<u64, String> {
-    let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
-    if v.is_finite() && (1.0..=1e15).contains(&v) {
-        Ok(v as u64)
-    } else {
-        Err(format!("`{s}` is out of range"))
-    }
 }
 
 /// Runs `train`.

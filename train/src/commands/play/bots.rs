@@ -53,6 +53,18 @@ pub fn resolve(bot: Option<&str>, game: &Game, rules_arg: &str) -> Result<BotCho
     let name = rules_key(game, rules_arg);
     let n = game.num_players();
     if let Some(dir) = shipped_checkpoint(&name, n) {
+        // A variant of the preset (a rules file that keeps its name) is not
+        // what the checkpoint learned: the heuristic plays instead.
+        if let Ok(Some(note)) = uno_agents::neural::check_compatible(&dir, game) {
+            return Ok(BotChoice {
+                spec: AgentSpec::Heuristic(Default::default()),
+                note: format!(
+                    "bot: heuristic ({})",
+                    note.trim_start_matches("note: ")
+                        .replace(": it plays, but these rules are new to it", "")
+                ),
+            });
+        }
         let spec = AgentSpec::Checkpoint(dir.clone());
         match build(&spec, 0) {
             Ok(_) => {

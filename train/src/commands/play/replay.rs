@@ -72,11 +72,13 @@ impl Replay {
                         format!("step {}: an action step without an action", i + 1)
                     })?;
                     if s.current_player() != step.seat {
+                        let seat =
+                            |p: Option<usize>| p.map_or("nobody".into(), |p| format!("seat {p}"));
                         return Err(format!(
-                            "step {}: seat {:?} acts but seat {:?} is to move",
+                            "step {}: {} acts but {} is to move",
                             i + 1,
-                            step.seat,
-                            s.current_player()
+                            seat(step.seat),
+                            seat(s.current_player())
                         ));
                     }
                     game.apply_with(&mut s, a, &mut ev)
@@ -159,7 +161,9 @@ pub fn print_plain(r: &Replay) {
 pub fn run_tui(r: Replay, colour_blind: bool) -> CmdResult {
     let mut i = 0usize;
     let last = r.frames.len() - 1;
-    let mut terminal = ratatui::try_init().map_err(|e| format!("cannot open the terminal: {e}"))?;
+    let mut terminal = ratatui::try_init().map_err(|e| {
+        format!("cannot open the terminal ({e}): use --plain for line-based output")
+    })?;
     let res = (|| -> Result<(), String> {
         loop {
             let (s, upto) = &r.frames[i];

@@ -97,6 +97,9 @@ impl Session {
             bot_reaction_ms: a.bot_reaction_ms,
             forget_uno: a.bot_forgets_uno,
         };
+        // Written once now (no steps yet), so a path that cannot be written
+        // is refused before the first move rather than after the game.
+        s.save()?;
         s.log.push(format!(
             "{} · {} players · seed {} · {}",
             s.game.rules().name,

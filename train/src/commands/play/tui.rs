@@ -580,7 +580,8 @@ impl App {
 /// Runs the full-screen game.
 pub fn run(s: Session, a: &Args) -> CmdResult {
     let mut app = App::new(s, a);
-    let mut terminal = ratatui::try_init().map_err(|e| format!("cannot open the terminal: {e}"))?;
+    let mut terminal = ratatui::try_init()
+        .map_err(|e| format!("cannot open the terminal ({e}): use --plain to play line by line"))?;
     let result = (|| -> Result<(), String> {
         while !app.quit {
             terminal
