@@ -17,6 +17,7 @@ observations.
 """
 
 import argparse
+import math
 import os
 import sys
 import time
@@ -50,12 +51,24 @@ def main():
     ap.add_argument("--envs", type=int, nargs="+", default=[1024, 4096])
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     args = ap.parse_args()
+    if not (math.isfinite(args.seconds) and args.seconds > 0):
+        ap.error(f"--seconds must be a positive number of seconds, got {args.seconds:g}")
+    for flag, values in (("--envs", args.envs), ("--threads", args.threads)):
+        if min(values) < 1:
+            ap.error(f"{flag} must be at least 1, got {min(values)}")
+    try:
+        ua.VecEnv(args.rules, args.players, num_envs=1)  # bad rules or players: one line, before the table
+    except ValueError as e:
+        ap.error(str(e))
 
-    print(f"{args.rules}, {args.players} players, {args.seconds:.0f} s per cell; steps/s (M)")
+    print(f"{args.rules}, {args.players} players, {args.seconds:g} s per cell; steps/s (M)")
     print(f"{'envs':>6} {'threads':>7} {'mask argmax':>12} {'legal-id pick':>14} {'step_random':>12} {'step_random no-obs':>19}")
     for n in args.envs:
         for t in args.threads:
-            env = ua.VecEnv(args.rules, args.players, num_envs=n, seed=0, threads=t, legal_ids=True)
+            try:
+                env = ua.VecEnv(args.rules, args.players, num_envs=n, seed=0, threads=t, legal_ids=True)
+            except ValueError as e:  # too many envs or threads
+                ap.error(f"--envs {n} --threads {t}: {e}")
             _, mask, _ = env.reset()
             rng = np.random.default_rng(0)
             # Random uint8 scores, drawn once into a pool of 16 tables and cycled:

@@ -5,15 +5,15 @@
 //! `PyVecEnv` wraps the vectorized core and lets it write straight into
 //! numpy arrays that Python owns (allocated once, same objects every step, the
 //! GIL released while the games run), and `PyAgent` exposes the built-in
-//! agents of `uno-agents` (built without the burn-backed neural agent) for the
-//! Gymnasium opponents. Dicts cross the boundary as JSON through Python's
+//! agents of `uno-agents` (the burn-backed `checkpoint:` agent included) for
+//! the Gymnasium opponents. Dicts cross the boundary as JSON through Python's
 //! `json` module, so 128-bit card sets stay exact. The Gymnasium and
 //! PettingZoo wrappers are plain Python in `python/uno_attack/`.
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
-use pyo3::exceptions::{PyIndexError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyOverflowError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple};
 use std::sync::{Arc, Mutex};
 use uno_env::obs::{ORACLE_SIZE, PIECES, encode, encode_oracle, write_mask};
 use uno_env::vec_env::{BatchMut, VecEnvError, terminal_rewards};
@@ -39,7 +39,59 @@ fn loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
     py.import("json")?.call_method1("loads", (text,))
 }
 
-/// Removes `None` entries from dicts (TOML has no null: an absent key means the default).
+/// A dotted path into a rules dict (`options.mega_hit`, `deck[2]`), for messages.
+fn key_path(path: &[String]) -> String {
+    let mut out = String::new();
+    for k in path {
+        if !k.starts_with('[') && !out.is_empty() {
+            out.push('.');
+        }
+        out.push_str(k);
+    }
+    out
+}
+
+/// Walks a Python rules dict before it becomes JSON: a non-finite float is a
+/// ValueError naming its key, and the paths of `None` values are collected
+/// (`None` inside a list is a ValueError at once).
+fn scan_rules_dict(
+    obj: &Bound<'_, PyAny>,
+    path: &mut Vec<String>,
+    nulls: &mut Vec<Vec<String>>,
+) -> PyResult<()> {
+    if obj.is_none() {
+        if path.last().is_some_and(|k| k.starts_with('[')) {
+            return Err(value_error(format!(
+                "invalid rules dict: `{}` is None (TOML has no null)",
+                key_path(path)
+            )));
+        }
+        nulls.push(path.clone());
+    } else if let Ok(d) = obj.cast::<PyDict>() {
+        for (k, v) in d.iter() {
+            path.push(k.str()?.to_string());
+            scan_rules_dict(&v, path, nulls)?;
+            path.pop();
+        }
+    } else if obj.cast::<PyList>().is_ok() || obj.cast::<PyTuple>().is_ok() {
+        for (i, v) in obj.try_iter()?.enumerate() {
+            path.push(format!("[{i}]"));
+            scan_rules_dict(&v?, path, nulls)?;
+            path.pop();
+        }
+    } else if let Ok(f) = obj.cast::<PyFloat>()
+        && !f.value().is_finite()
+    {
+        return Err(value_error(format!(
+            "invalid rules dict: `{}` is {}, not a finite number",
+            key_path(path),
+            f.value()
+        )));
+    }
+    Ok(())
+}
+
+/// Removes the `None` entries found by [`scan_rules_dict`] from the JSON value.
 fn drop_nulls(v: &mut serde_json::Value) {
     match v {
         serde_json::Value::Object(m) => {
@@ -51,18 +103,79 @@ fn drop_nulls(v: &mut serde_json::Value) {
     }
 }
 
+/// True when `path` leads to a null in `v` (false when it leads nowhere).
+fn is_null_at(v: &serde_json::Value, path: &[String]) -> bool {
+    path.iter()
+        .try_fold(v, |v, k| v.get(k.as_str()))
+        .is_some_and(serde_json::Value::is_null)
+}
+
+/// Rules from a dict in the TOML schema. TOML has no null, so a `None` value is
+/// accepted only where the resolved rules hold no value either (an optional
+/// setting left unset, as in `Game.rules()` output, which therefore round-trips);
+/// anywhere else it is a ValueError naming the key.
+fn rules_from_dict(obj: &Bound<'_, PyAny>) -> PyResult<Rules> {
+    let mut nulls = Vec::new();
+    scan_rules_dict(obj, &mut Vec::new(), &mut nulls)?;
+    let null_error = |path: &[String]| {
+        value_error(format!(
+            "invalid rules dict: `{}` is None, and TOML has no null: leave the key out to keep the preset's value",
+            key_path(path)
+        ))
+    };
+    // `preset` only names the base: it is never part of the resolved rules.
+    if let Some(p) = nulls.iter().find(|p| p.len() == 1 && p[0] == "preset") {
+        return Err(null_error(p));
+    }
+    let kwargs = PyDict::new(obj.py());
+    kwargs.set_item("allow_nan", false)?;
+    let json: String = obj
+        .py()
+        .import("json")?
+        .call_method("dumps", (obj,), Some(&kwargs))?
+        .extract()?;
+    let mut value: serde_json::Value =
+        serde_json::from_str(&json).map_err(|e| value_error(format!("invalid rules dict: {e}")))?;
+    drop_nulls(&mut value);
+    let value: toml::Value = serde_json::from_value(value)
+        .map_err(|e| value_error(format!("invalid rules dict: {e}")))?;
+    let rules = Rules::from_toml_value(value).map_err(|e| {
+        // The rules fail without the None entries: name one that may be the cause
+        // (not an optional setting, which a preset may leave unset).
+        let optional = |path: &Vec<String>| {
+            PRESETS.iter().any(|p| {
+                Rules::preset(p)
+                    .ok()
+                    .and_then(|r| serde_json::to_value(&r).ok())
+                    .is_some_and(|v| is_null_at(&v, path))
+            })
+        };
+        match nulls.iter().find(|p| !optional(p)) {
+            Some(p) => value_error(format!(
+                "{e} (`{}` is None, and TOML has no null: it was left out)",
+                key_path(p)
+            )),
+            None => value_error(e),
+        }
+    })?;
+    if !nulls.is_empty() {
+        let resolved = serde_json::to_value(&rules).map_err(value_error)?;
+        for path in &nulls {
+            if !is_null_at(&resolved, path) {
+                return Err(null_error(path));
+            }
+        }
+    }
+    Ok(rules)
+}
+
 /// Rules from a preset name, a TOML file path, TOML text, or a dict (the TOML schema).
 fn rules_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Rules> {
     if let Ok(r) = obj.cast::<PyGame>() {
         return Ok(r.get().game.rules().clone());
     }
     if obj.cast::<PyDict>().is_ok() {
-        let json = dumps(obj)?;
-        let mut value: serde_json::Value = serde_json::from_str(&json).map_err(value_error)?;
-        drop_nulls(&mut value);
-        let value: toml::Value = serde_json::from_value(value)
-            .map_err(|e| value_error(format!("invalid rules dict: {e}")))?;
-        return Rules::from_toml_value(value).map_err(value_error);
+        return rules_from_dict(obj);
     }
     let spec: String = if obj.cast::<PyString>().is_ok() {
         obj.extract()?
@@ -106,7 +219,17 @@ fn reward_from_str(s: &str) -> PyResult<RewardMode> {
     }
 }
 
+/// The error for an action id outside the action space (`id` as Python prints it).
+fn out_of_range(id: impl std::fmt::Display) -> PyErr {
+    value_error(format!(
+        "action id {id} is out of range (the action space has {NUM_ACTIONS} actions)"
+    ))
+}
+
 /// An action given as an id or a name (`"play:R5"`, `"draw"`, `"colour:red"`, …).
+/// An id is a Python int or a numpy integer; anything else (a float, even a
+/// whole one, a bool, None) is a TypeError, and an int outside the action
+/// space is a ValueError.
 fn action_from_py(obj: &Bound<'_, PyAny>) -> PyResult<usize> {
     if obj.cast::<PyString>().is_ok() {
         let s: String = obj.extract()?;
@@ -115,15 +238,74 @@ fn action_from_py(obj: &Bound<'_, PyAny>) -> PyResult<usize> {
             .map(Action::id)
             .ok_or_else(|| value_error(format!("unknown action name {s:?}")));
     }
-    let id: i64 = obj
-        .extract()
-        .map_err(|_| value_error("an action is an int id or a name string"))?;
-    if !(0..NUM_ACTIONS as i64).contains(&id) {
-        return Err(value_error(format!(
-            "action id {id} is out of range (the action space has {NUM_ACTIONS} actions)"
-        )));
+    if obj.cast::<PyBool>().is_ok() || obj.cast::<PyFloat>().is_ok() {
+        return Err(not_an_action(obj));
     }
-    Ok(id as usize)
+    match obj.extract::<i64>() {
+        Ok(id) if (0..NUM_ACTIONS as i64).contains(&id) => Ok(id as usize),
+        Ok(id) => Err(out_of_range(id)),
+        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => Err(out_of_range(obj.str()?)),
+        Err(_) => Err(not_an_action(obj)),
+    }
+}
+
+/// The TypeError for an action that is neither an integer id nor a name.
+fn not_an_action(obj: &Bound<'_, PyAny>) -> PyErr {
+    let ty = obj
+        .get_type()
+        .name()
+        .map_or_else(|_| "?".to_string(), |n| n.to_string());
+    PyTypeError::new_err(format!(
+        "an action is an integer action id or a name string, got {ty}"
+    ))
+}
+
+/// A seat argument: an int, with a negative or too large one reported like
+/// any seat not at the table (IndexError).
+fn seat_arg(obj: &Bound<'_, PyAny>, n: usize) -> PyResult<usize> {
+    let not_here =
+        |seat: String| PyIndexError::new_err(format!("seat {seat} is not at this table of {n}"));
+    if obj.cast::<PyBool>().is_ok() || obj.cast::<PyFloat>().is_ok() {
+        return Err(int_type_error("seat", obj));
+    }
+    match obj.extract::<i64>() {
+        Ok(s) if (0..n as i64).contains(&s) => Ok(s as usize),
+        Ok(s) => Err(not_here(s.to_string())),
+        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => {
+            Err(not_here(obj.str()?.to_string()))
+        }
+        Err(_) => Err(int_type_error("seat", obj)),
+    }
+}
+
+/// The TypeError for an argument `name` that should be an int.
+fn int_type_error(name: &str, obj: &Bound<'_, PyAny>) -> PyErr {
+    let ty = obj
+        .get_type()
+        .name()
+        .map_or_else(|_| "?".to_string(), |n| n.to_string());
+    PyTypeError::new_err(format!("{name} must be an int, got {ty}"))
+}
+
+/// The `players` argument as a table size: a negative or huge int gets the
+/// same ValueError as any table outside 2..=10 (pyo3 would raise an
+/// OverflowError for a `usize`; `Game::new` checks the range itself).
+fn players_arg(players: i128) -> PyResult<usize> {
+    usize::try_from(players).map_err(|_| {
+        value_error(format!(
+            "invalid player count {players}: UNO needs {} to {MAX_PLAYERS} players (C-1)",
+            uno_env::MIN_PLAYERS
+        ))
+    })
+}
+
+/// A size argument `name` (a batch, a thread count): an int of at least 1; a
+/// smaller (negative included) or huge one is a ValueError that says so.
+fn size_arg(v: i128, name: &str) -> PyResult<usize> {
+    if v < 1 {
+        return Err(value_error(format!("{name} must be at least 1, got {v}")));
+    }
+    usize::try_from(v).map_err(|_| value_error(format!("{name} = {v} is too large")))
 }
 
 /// Name of action `id` (raises ValueError when out of range).
@@ -192,7 +374,8 @@ impl PyGame {
     /// path or text, or a dict in the TOML schema (may start with `preset`).
     #[new]
     #[pyo3(signature = (rules = None, players = 4))]
-    fn new(rules: Option<&Bound<'_, PyAny>>, players: usize) -> PyResult<Self> {
+    fn new(rules: Option<&Bound<'_, PyAny>>, players: i128) -> PyResult<Self> {
+        let players = players_arg(players)?;
         let rules = match rules {
             Some(r) => rules_from_py(r)?,
             None => Rules::preset("attack-2010").map_err(value_error)?,
@@ -316,18 +499,13 @@ impl PyState {
         }
     }
 
-    fn seat_or_current(&self, seat: Option<usize>) -> PyResult<usize> {
-        let n = self.game.num_players();
-        let seat = match seat {
-            Some(s) => s,
-            None => self.state.current_player().unwrap_or(0),
-        };
-        if seat >= n {
-            return Err(PyIndexError::new_err(format!(
-                "seat {seat} is not at this table of {n}"
-            )));
+    /// `seat` (an int; IndexError when not at the table), or the seat to act
+    /// (seat 0 once the round is over) when None.
+    fn seat_or_current(&self, seat: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
+        match seat {
+            Some(s) => seat_arg(s, self.game.num_players()),
+            None => Ok(self.state.current_player().unwrap_or(0)),
         }
-        Ok(seat)
     }
 
     fn events_list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -446,7 +624,7 @@ impl PyState {
     }
 
     /// The faces in `seat`'s hand (names, deck order).
-    fn hand(&self, seat: usize) -> PyResult<Vec<String>> {
+    fn hand(&self, seat: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
         let seat = self.seat_or_current(Some(seat))?;
         Ok(self
             .state
@@ -457,7 +635,7 @@ impl PyState {
     }
 
     /// Cards in `seat`'s hand.
-    fn hand_len(&self, seat: usize) -> PyResult<usize> {
+    fn hand_len(&self, seat: &Bound<'_, PyAny>) -> PyResult<usize> {
         let seat = self.seat_or_current(Some(seat))?;
         Ok(self.state.hand_len(seat))
     }
@@ -467,7 +645,11 @@ impl PyState {
     /// named after a wild, or None), `last_played_colour` (of its last coloured card, or
     /// None), `taken_since_play` (cards that entered its hand since it last played, the
     /// deal included, up to 31) and `pressed_on` (colours it pressed/drew on since then).
-    fn history<'py>(&self, py: Python<'py>, seat: usize) -> PyResult<Bound<'py, PyDict>> {
+    fn history<'py>(
+        &self,
+        py: Python<'py>,
+        seat: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
         let seat = self.seat_or_current(Some(seat))?;
         let s = &self.state;
         let d = PyDict::new(py);
@@ -550,7 +732,7 @@ impl PyState {
     fn observation<'py>(
         &self,
         py: Python<'py>,
-        seat: Option<usize>,
+        seat: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray1<f32>>> {
         let seat = self.seat_or_current(seat)?;
         let mut v = vec![0f32; OBS_SIZE];
@@ -564,7 +746,7 @@ impl PyState {
     fn oracle_observation<'py>(
         &self,
         py: Python<'py>,
-        seat: Option<usize>,
+        seat: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray1<f32>>> {
         let seat = self.seat_or_current(seat)?;
         let mut v = vec![0f32; ORACLE_SIZE];
@@ -606,7 +788,7 @@ impl PyState {
     /// chance generator (OpenSpiel's `resample_from_infostate`). For
     /// determinized search; deterministic in `seed`.
     #[pyo3(signature = (seed, seat = None))]
-    fn resample_hidden(&self, seed: u64, seat: Option<usize>) -> PyResult<PyState> {
+    fn resample_hidden(&self, seed: u64, seat: Option<&Bound<'_, PyAny>>) -> PyResult<PyState> {
         let seat = self.seat_or_current(seat)?;
         Ok(PyState::wrap(
             self.game.clone(),
@@ -717,11 +899,66 @@ impl PyState {
 }
 
 /// A built-in agent from a spec string (`random`, `random-play`, `first-legal`,
-/// `greedy`, `heuristic`, `heuristic:key=value,...`, `checkpoint:DIR[?sample]`).
+/// `greedy`, `heuristic`, `heuristic:key=value,...`, `search:...`,
+/// `checkpoint:DIR[?sample]`).
 #[pyclass(name = "Agent", module = "uno_attack._core")]
 struct PyAgent {
     agent: Mutex<Box<dyn uno_agents::Agent + Send>>,
     spec: String,
+    /// The checkpoint directories the agent plays from (its own, or a search's base).
+    checkpoints: Vec<std::path::PathBuf>,
+    /// Games the checkpoints were found compatible with (checked once per game).
+    checked: Mutex<Vec<Arc<Game>>>,
+}
+
+/// The checkpoint directories behind a spec: a `checkpoint:` spec's own, or
+/// those of a `search:` spec's base (as the CLI's arena checks them).
+fn spec_checkpoints(spec: &uno_agents::AgentSpec, depth: usize) -> Vec<std::path::PathBuf> {
+    match spec {
+        uno_agents::AgentSpec::Checkpoint(dir) => vec![dir.clone()],
+        uno_agents::AgentSpec::Search(p) if depth < 8 => uno_agents::parse_spec(&p.base)
+            .map(|b| spec_checkpoints(&b, depth + 1))
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+impl PyAgent {
+    /// Checks once per game (the same rules and table size) that the agent's
+    /// checkpoints were trained for it, with `check_compatible` as the CLI's
+    /// arena does: ValueError when not (not cached: it raises again), a
+    /// UserWarning for a note (another table size, a variant of the preset).
+    fn check_game(&self, py: Python<'_>, game: &Arc<Game>) -> PyResult<()> {
+        if self.checkpoints.is_empty() {
+            return Ok(());
+        }
+        let seen = |checked: &[Arc<Game>]| {
+            checked.iter().any(|g| {
+                Arc::ptr_eq(g, game)
+                    || (g.num_players() == game.num_players() && g.rules() == game.rules())
+            })
+        };
+        if seen(&self.checked.lock().map_err(value_error)?) {
+            return Ok(());
+        }
+        let mut notes = Vec::new();
+        for dir in &self.checkpoints {
+            let note = uno_agents::neural::check_compatible(dir, game).map_err(value_error)?;
+            notes.extend(note);
+        }
+        {
+            let mut checked = self.checked.lock().map_err(value_error)?;
+            if !seen(&checked) {
+                checked.push(game.clone());
+            }
+        }
+        // Warned with no lock held (a warning filter runs Python code).
+        for note in notes {
+            let message = std::ffi::CString::new(note.replace('\0', " ")).map_err(value_error)?;
+            PyErr::warn(py, &py.get_type::<PyUserWarning>(), &message, 1)?;
+        }
+        Ok(())
+    }
 }
 
 #[pymethods]
@@ -735,6 +972,8 @@ impl PyAgent {
         Ok(PyAgent {
             agent: Mutex::new(agent),
             spec: spec.to_string(),
+            checkpoints: spec_checkpoints(&parsed, 0),
+            checked: Mutex::new(Vec::new()),
         })
     }
 
@@ -744,12 +983,16 @@ impl PyAgent {
         self.spec.clone()
     }
 
-    /// The action the seat to act takes in `state` (a legal action id).
-    fn act(&self, state: &PyState) -> PyResult<usize> {
+    /// The action the seat to act takes in `state` (a legal action id). A
+    /// checkpoint agent (or a search on one) first checks, once per game, that
+    /// it was trained for these rules: ValueError when not, a UserWarning for
+    /// another table size or a variant of the preset.
+    fn act(&self, py: Python<'_>, state: &PyState) -> PyResult<usize> {
         let seat = state
             .state
             .current_player()
             .ok_or_else(|| value_error("the round is over: nobody is to act"))?;
+        self.check_game(py, &state.game)?;
         let mut agent = self.agent.lock().map_err(value_error)?;
         Ok(agent.act(&state.game, &state.state, seat))
     }
@@ -851,47 +1094,104 @@ impl PyVecEnv {
         )
     }
 
-    /// Copies `actions` (any integer array or sequence) into the scratch buffer.
+    /// Copies `actions` (a one-dimensional array or sequence of integer action
+    /// ids, any integer dtype) into the scratch buffer. Anything else raises
+    /// before a game is touched: a non-integer dtype (float, even with whole
+    /// values, bool, str, complex, …) is a TypeError; a wrong shape or length
+    /// or an id outside the action space is a ValueError.
     fn load_actions(&mut self, actions: &Bound<'_, PyAny>) -> PyResult<()> {
         let n = self.env.num_envs();
         self.scratch.clear();
-        if let Ok(arr) = actions.extract::<PyReadonlyArray1<'_, i64>>()
-            && let Ok(s) = arr.as_slice()
-        {
-            return self.fill_scratch(s.iter().copied(), n);
+        macro_rules! fast_path {
+            ($($t:ty),*) => {$(
+                if let Ok(arr) = actions.extract::<PyReadonlyArray1<'_, $t>>()
+                    && let Ok(s) = arr.as_slice()
+                {
+                    return self.fill_scratch(s.iter().map(|&v| v as i128), n);
+                }
+            )*};
         }
-        if let Ok(arr) = actions.extract::<PyReadonlyArray1<'_, i32>>()
-            && let Ok(s) = arr.as_slice()
-        {
-            return self.fill_scratch(s.iter().map(|&v| v as i64), n);
+        fast_path!(i64, i32, u32, u8, u64, i16, u16, i8);
+        let py = actions.py();
+        let np = py.import("numpy")?;
+        let arr = np.call_method1("asarray", (actions,)).map_err(|e| {
+            value_error(format!(
+                "actions must be a one-dimensional array of integer action ids: {e}"
+            ))
+        })?;
+        let dtype = arr.getattr("dtype")?;
+        let kind: String = dtype.getattr("kind")?.extract()?;
+        if !matches!(kind.as_str(), "i" | "u" | "O") {
+            let name = match kind.as_str() {
+                "U" => "str".to_string(),
+                "S" => "bytes".to_string(),
+                _ => dtype.getattr("name")?.str()?.to_string(),
+            };
+            return Err(PyTypeError::new_err(format!(
+                "actions must be integer action ids, got {name}"
+            )));
         }
-        if let Ok(arr) = actions.extract::<PyReadonlyArray1<'_, u32>>()
-            && let Ok(s) = arr.as_slice()
-        {
-            return self.fill_scratch(s.iter().map(|&v| v as i64), n);
+        let ndim: usize = arr.getattr("ndim")?.extract()?;
+        if ndim != 1 {
+            return Err(value_error(format!(
+                "actions must be a one-dimensional integer array, got {ndim} dimensions"
+            )));
         }
-        if let Ok(arr) = actions.extract::<PyReadonlyArray1<'_, u8>>()
-            && let Ok(s) = arr.as_slice()
-        {
-            return self.fill_scratch(s.iter().map(|&v| v as i64), n);
+        match kind.as_str() {
+            "i" => {
+                let conv = np.call_method1("ascontiguousarray", (&arr, "int64"))?;
+                let conv: PyReadonlyArray1<'_, i64> = conv.extract()?;
+                let s = conv.as_slice().map_err(value_error)?;
+                self.fill_scratch(s.iter().map(|&v| v as i128), n)
+            }
+            "u" => {
+                let conv = np.call_method1("ascontiguousarray", (&arr, "uint64"))?;
+                let conv: PyReadonlyArray1<'_, u64> = conv.extract()?;
+                let s = conv.as_slice().map_err(value_error)?;
+                self.fill_scratch(s.iter().map(|&v| v as i128), n)
+            }
+            _ => {
+                // An object array: a list holding an int beyond int64, or mixed values.
+                let items: Vec<Bound<'_, PyAny>> = arr.try_iter()?.collect::<PyResult<_>>()?;
+                if items.len() != n {
+                    return Err(value_error(format!(
+                        "{} actions for {n} games",
+                        items.len()
+                    )));
+                }
+                for (i, x) in items.iter().enumerate() {
+                    if x.cast::<PyString>().is_ok() {
+                        return Err(PyTypeError::new_err(format!(
+                            "actions must be integer action ids, got str (game {i})"
+                        )));
+                    }
+                    let id = action_from_py(x).map_err(|e| {
+                        if e.is_instance_of::<PyTypeError>(py) {
+                            let ty = x
+                                .get_type()
+                                .name()
+                                .map_or_else(|_| "?".to_string(), |t| t.to_string());
+                            PyTypeError::new_err(format!(
+                                "actions must be integer action ids, got {ty} (game {i})"
+                            ))
+                        } else {
+                            value_error(format!("game {i}: {}", e.value(py)))
+                        }
+                    })?;
+                    self.scratch.push(id as u32);
+                }
+                Ok(())
+            }
         }
-        let np = actions.py().import("numpy")?;
-        let conv = np
-            .call_method1("ascontiguousarray", (actions, "int64"))
-            .map_err(|e| value_error(format!("actions must be integers: {e}")))?;
-        let arr: PyReadonlyArray1<'_, i64> = conv
-            .extract()
-            .map_err(|_| value_error("actions must be a one-dimensional integer array"))?;
-        let s = arr.as_slice().map_err(value_error)?;
-        self.fill_scratch(s.iter().copied(), n)
     }
 
-    fn fill_scratch(&mut self, it: impl ExactSizeIterator<Item = i64>, n: usize) -> PyResult<()> {
+    /// Checks `n` action ids (each in the action space) into the scratch buffer.
+    fn fill_scratch(&mut self, it: impl ExactSizeIterator<Item = i128>, n: usize) -> PyResult<()> {
         if it.len() != n {
             return Err(value_error(format!("{} actions for {n} games", it.len())));
         }
         for (i, v) in it.enumerate() {
-            if !(0..NUM_ACTIONS as i64).contains(&v) {
+            if !(0..NUM_ACTIONS as i128).contains(&v) {
                 return Err(value_error(format!(
                     "game {i}: action id {v} is out of range (the action space has {NUM_ACTIONS} actions)"
                 )));
@@ -912,14 +1212,17 @@ impl PyVecEnv {
     fn new(
         py: Python<'_>,
         rules: Option<&Bound<'_, PyAny>>,
-        players: usize,
-        num_envs: usize,
+        players: i128,
+        num_envs: i128,
         seed: u64,
-        threads: usize,
+        threads: i128,
         episode: &str,
         reward: &str,
         legal_ids: bool,
     ) -> PyResult<Self> {
+        let players = players_arg(players)?;
+        let num_envs = size_arg(num_envs, "num_envs")?;
+        let threads = size_arg(threads, "threads")?;
         let rules = match rules {
             Some(r) => rules_from_py(r)?,
             None => Rules::preset("attack-2010").map_err(value_error)?,
@@ -930,9 +1233,6 @@ impl PyVecEnv {
             episode: episode_from_str(episode)?,
             reward: reward_from_str(reward)?,
         };
-        if threads == 0 {
-            return Err(value_error("threads must be at least 1"));
-        }
         let env = VecEnv::new(config, num_envs, seed, threads).map_err(value_error)?;
         let n = num_envs;
         let winner = PyArray1::<i32>::from_vec(py, vec![-1; n]);
@@ -1004,13 +1304,14 @@ impl PyVecEnv {
     }
 
     /// A copy of game `i`'s current state.
-    fn state(&self, i: usize) -> PyResult<PyState> {
-        if i >= self.env.num_envs() {
+    fn state(&self, i: i64) -> PyResult<PyState> {
+        let n = self.env.num_envs();
+        if !(0..n as i64).contains(&i) {
             return Err(PyIndexError::new_err(format!(
-                "game {i} out of range ({} games)",
-                self.env.num_envs()
+                "game {i} out of range ({n} games)"
             )));
         }
+        let i = i as usize;
         Ok(PyState::wrap(
             Arc::new(self.env.game().clone()),
             self.env.state(i).clone(),

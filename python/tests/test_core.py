@@ -2,11 +2,13 @@
 
 import copy
 import json
+import shutil
 
 import numpy as np
 import pytest
 
 import uno_attack as ua
+from conftest import PYTHON_DIR
 
 
 def test_constants_and_layout():
@@ -278,3 +280,113 @@ def test_agents_play_legal_actions():
         agent.reset(2)
         with pytest.raises(ValueError):
             agent.act(st)
+
+
+def test_rules_dict_none_is_refused_naming_the_key():
+    with pytest.raises(ValueError, match=r"`options\.mega_hit` is None.*TOML has no null"):
+        ua.Game({"preset": "attack-2010", "options": {"mega_hit": None}}, players=2)
+    with pytest.raises(ValueError, match=r"`options\.no_such_option` is None"):
+        ua.Game({"preset": "attack-2010", "options": {"no_such_option": None}}, players=2)
+    with pytest.raises(ValueError, match=r"`preset` is None"):
+        ua.Game({"preset": None}, players=2)
+    with pytest.raises(ValueError, match=r"`name` is None"):
+        ua.Game({"preset": "classic", "name": None}, players=2)
+    # an optional setting left unset may be None: it means the same as leaving it out
+    g = ua.Game({"preset": "attack-2010", "options": {"refill_at_discard": None}}, players=2)
+    assert g.rules() == ua.Game("attack-2010", 2).rules()
+
+
+@pytest.mark.parametrize("preset", ua.PRESETS)
+def test_rules_dict_round_trips_with_its_none_values(preset):
+    base = ua.Game(preset, 3)
+    rules = base.rules()
+    assert rules["options"]["refill_at_discard"] is None  # Game.rules() writes None for unset
+    again = ua.Game(rules, players=3)
+    assert again.rules() == rules and again.rules_toml() == base.rules_toml()
+
+
+def test_rules_dict_nan_or_inf_is_refused_naming_the_key():
+    for bad in (float("nan"), float("inf"), -float("inf")):
+        with pytest.raises(ValueError, match=r"`options\.catch_probability` is .*not a finite number") as e:
+            ua.Game({"preset": "classic", "options": {"catch_probability": bad}}, players=2)
+        assert "line 1 column" not in str(e.value)
+
+
+def test_apply_non_integer_or_huge_action():
+    st = ua.Game("classic", 2).new_state(1)
+    before = st.to_json()
+    with pytest.raises(ValueError, match="action id 1180591620717411303424 is out of range"):
+        st.apply(2**70)
+    with pytest.raises(ValueError, match="is out of range"):
+        st.apply(-(2**70))
+    for bad in (float(st.legal_actions()[0]), 2.5, True, None, np.float64(1.0), [1]):
+        with pytest.raises(TypeError, match="an action is an integer action id or a name string"):
+            st.apply(bad)
+    assert st.to_json() == before
+    st.apply(np.int64(st.legal_actions()[0]))  # numpy integers are ids
+    assert st.to_json() != before
+
+
+def test_negative_sizes_and_seats():
+    with pytest.raises(ValueError, match="invalid player count -1"):
+        ua.Game("classic", players=-1)
+    with pytest.raises(ValueError, match="invalid player count"):
+        ua.Game("classic", players=2**70)
+    st = ua.Game("classic", 2).new_state(0)
+    for call in (
+        lambda: st.observation(seat=-1),
+        lambda: st.oracle_observation(seat=-1),
+        lambda: st.hand(-1),
+        lambda: st.hand_len(-1),
+        lambda: st.history(-1),
+        lambda: st.resample_hidden(seed=1, seat=-1),
+        lambda: st.observation(seat=2**70),
+    ):
+        with pytest.raises(IndexError, match="is not at this table of 2"):
+            call()
+    # Seeds are unsigned 64-bit (documented): negative ones are OverflowErrors.
+    with pytest.raises(OverflowError):
+        ua.Game("classic", 2).new_state(seed=-1)
+    with pytest.raises(OverflowError):
+        ua.Agent("random", seed=-1)
+
+
+CHECKPOINTS = PYTHON_DIR.parent / "checkpoints"
+
+
+def test_checkpoint_agent_refuses_other_rules():
+    agent = ua.Agent(f"checkpoint:{CHECKPOINTS / 'attack-2010-2p'}")
+    classic = ua.Game("classic", 2).new_state(0)
+    before = classic.to_json()
+    with pytest.raises(ValueError, match="trained for rules `attack-2010`, not `classic`"):
+        agent.act(classic)
+    with pytest.raises(ValueError, match="trained for rules"):  # not cached as good
+        agent.act(classic)
+    assert classic.to_json() == before
+    st = ua.Game("attack-2010", 2).new_state(0)
+    assert agent.act(st) in st.legal_actions()
+    search = ua.Agent(f"search:samples=2,base=checkpoint:{CHECKPOINTS / 'attack-2010-2p'}")
+    with pytest.raises(ValueError, match="trained for rules `attack-2010`, not `classic`"):
+        search.act(classic)
+
+
+def test_checkpoint_check_is_made_once_per_game(tmp_path):
+    ckpt = tmp_path / "ckpt"
+    shutil.copytree(CHECKPOINTS / "attack-2010-2p", ckpt)
+    agent = ua.Agent(f"checkpoint:{ckpt}")
+    game = ua.Game("attack-2010", 2)
+    st = game.new_state(3)
+    agent.act(st)
+    (ckpt / "meta.json").unlink()  # a second check would fail now
+    agent.act(st)
+    agent.act(game.new_state(4))  # same game: cached
+    agent.act(ua.Game("attack-2010", 2).new_state(5))  # equal rules and table: cached
+    with pytest.raises(ValueError, match="meta.json"):
+        agent.act(ua.Game("attack-2010", 3).new_state(0))  # another table: checked
+
+
+def test_checkpoint_at_another_table_size_warns():
+    agent = ua.Agent(f"checkpoint:{CHECKPOINTS / 'attack-2010-2p'}")
+    st = ua.Game("attack-2010", 4).new_state(0)
+    with pytest.warns(UserWarning, match="trained with 2 players, playing with 4"):
+        assert agent.act(st) in st.legal_actions()

@@ -117,3 +117,32 @@ def test_a_missing_or_corrupt_checkpoint_is_a_value_error(tmp_path):
         uno_attack.Agent("checkpoint:/no/such/dir")
     with pytest.raises(ValueError, match="does not exist"):
         gymnasium.make("UnoAttack-v0", rules="classic", players=2, opponents="checkpoint:/no/such/dir")
+
+
+@pytest.mark.parametrize("illegal_action", ["lose", "raise"])
+def test_non_integer_actions_raise_type_error_and_change_nothing(illegal_action):
+    env = UnoAttackEnv(illegal_action=illegal_action)
+    _, info = env.reset(seed=2)
+    legal = int(np.flatnonzero(info["action_mask"])[0])
+    before = env.state.to_json()
+    for bad in (legal + 0.7, float(legal), np.float64(legal), True, str(legal), np.array([legal]), None):
+        with pytest.raises(TypeError, match="an action must be an integer action id"):
+            env.step(bad)
+        assert env.state.to_json() == before
+    env.step(np.int32(legal))  # numpy integers are accepted, and the episode went on
+
+
+def test_numpy_integer_scalars_and_0d_arrays_are_actions():
+    e1, e2 = UnoAttackEnv(), UnoAttackEnv()
+    _, info = e1.reset(seed=5)
+    e2.reset(seed=5)
+    a = int(np.flatnonzero(info["action_mask"])[0])
+    assert np.array_equal(e1.step(np.uint8(a))[0], e2.step(np.array(a))[0])
+
+
+def test_a_checkpoint_for_other_rules_is_refused_at_make():
+    spec = f"checkpoint:{SHIPPED_CLASSIC}"
+    with pytest.raises(ValueError, match="trained for rules `classic`, not `attack-2010`"):
+        gymnasium.make("UnoAttack-v0", rules="attack-2010", players=2, opponents=spec)
+    with pytest.raises(ValueError, match="trained for rules `classic`, not `flash`"):
+        UnoAttackEnv(rules="flash", players=3, opponents=["random", spec])

@@ -71,3 +71,17 @@ def test_render(capsys):
     e = uno_pz.raw_env(render_mode="human")
     e.reset(seed=0)
     assert "player_0" in capsys.readouterr().out
+
+
+def test_raw_env_refuses_non_integer_actions():
+    raw = uno_pz.raw_env(players=3)
+    raw.reset(seed=0)
+    mask = raw.observe(raw.agent_selection)["action_mask"]
+    legal = int(np.flatnonzero(mask)[0])
+    before = raw.state.to_json()
+    for bad in (legal + 0.5, float(legal), "draw", True):
+        with pytest.raises(TypeError, match="an action must be an integer action id"):
+            raw.step(bad)
+        assert raw.state.to_json() == before
+    raw.step(np.int64(legal))
+    assert raw.state.to_json() != before

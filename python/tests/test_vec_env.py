@@ -164,3 +164,85 @@ def test_legal_id_lists_match_the_mask_and_sample_in_numpy():
     assert off.legal_ids.shape == (0, 98) and off.legal_count.shape == (0,)
     off.reset()
     off.step_random()
+
+
+def _snapshot(env):
+    return [env.state(i).to_json() for i in range(env.num_envs)], env.obs.copy(), env.mask.copy()
+
+
+@pytest.mark.parametrize(
+    "make, dtype_name",
+    [
+        (lambda good: good.astype(np.float64) + 0.7, "float64"),
+        (lambda good: good.astype(np.float64), "float64"),  # whole values are refused too
+        (lambda good: good.astype(np.float32), "float32"),
+        (lambda good: good.astype(str), "str"),
+        (lambda good: good.astype(complex), "complex128"),
+        (lambda good: np.full(len(good), np.nan), "float64"),
+        (lambda good: good.astype(bool), "bool"),  # e.g. a mask row passed by mistake
+        (lambda good: [float(a) for a in good], "float64"),
+        (lambda good: [str(a) for a in good], "str"),
+    ],
+)
+def test_non_integer_actions_are_refused_and_change_nothing(make, dtype_name):
+    env = ua.VecEnv("classic", players=2, num_envs=4, seed=0)
+    _, mask, _ = env.reset()
+    good = np.array([np.flatnonzero(m)[0] for m in mask])
+    before = _snapshot(env)
+    with pytest.raises(TypeError, match=f"actions must be integer action ids, got {dtype_name}"):
+        env.step(make(good))
+    after = _snapshot(env)
+    assert before[0] == after[0]
+    assert np.array_equal(before[1], after[1]) and np.array_equal(before[2], after[2])
+    env.step(good)  # the env still steps
+
+
+def test_every_integer_dtype_is_accepted():
+    for dtype in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64):
+        env = ua.VecEnv("classic", players=2, num_envs=4, seed=0)
+        _, mask, _ = env.reset()
+        good = np.array([np.flatnonzero(m)[0] for m in mask])
+        env.step(good.astype(dtype))
+        env.step(np.argmax(env.mask, axis=1).astype(dtype)[::-1].copy()[::-1])  # non-contiguous views too
+        env.step(np.argmax(env.mask, axis=1).astype(np.dtype(dtype).newbyteorder(">")))  # byte-swapped
+
+
+def test_huge_or_misshapen_actions_name_the_problem():
+    env = ua.VecEnv("classic", players=2, num_envs=4, seed=0)
+    _, mask, _ = env.reset()
+    good = np.array([np.flatnonzero(m)[0] for m in mask])
+    before = _snapshot(env)
+    with pytest.raises(ValueError, match="game 1: action id 1180591620717411303424 is out of range"):
+        env.step([int(good[0]), 2**70, 0, 0])
+    with pytest.raises(ValueError, match=f"action id {2**63 + 5} is out of range"):
+        env.step(np.full(4, 2**63 + 5, dtype=np.uint64))
+    with pytest.raises(ValueError, match="one-dimensional"):
+        env.step(good.reshape(2, 2))
+    with pytest.raises(ValueError, match="one-dimensional"):
+        env.step(3)
+    assert _snapshot(env)[0] == before[0]
+
+
+def test_sizes_outside_the_limits_are_value_errors():
+    # A huge batch used to abort the interpreter on the allocation.
+    with pytest.raises(ValueError, match="num_envs") as e:
+        ua.VecEnv("classic", players=2, num_envs=10**9)
+    assert "invalid rules" not in str(e.value)
+    with pytest.raises(ValueError, match="threads") as e:
+        ua.VecEnv("classic", players=2, num_envs=4, threads=1000)
+    assert "invalid rules" not in str(e.value)
+    with pytest.raises(ValueError, match="num_envs must be at least 1, got 0"):
+        ua.VecEnv("classic", players=2, num_envs=0)
+    with pytest.raises(ValueError, match="num_envs must be at least 1, got -1"):
+        ua.VecEnv("classic", players=2, num_envs=-1)
+    with pytest.raises(ValueError, match="threads must be at least 1, got -2"):
+        ua.VecEnv("classic", players=2, num_envs=4, threads=-2)
+    with pytest.raises(ValueError, match="player count -1"):
+        ua.VecEnv("classic", players=-1, num_envs=4)
+    with pytest.raises(ValueError, match="num_envs"):
+        ua.VecEnv("classic", players=2, num_envs=2**64)
+    # Seeds are unsigned 64-bit (documented): a negative one is an OverflowError.
+    with pytest.raises(OverflowError):
+        ua.VecEnv("classic", players=2, num_envs=4, seed=-1)
+    with pytest.raises(IndexError, match="game -1"):
+        ua.VecEnv("classic", players=2, num_envs=4).state(-1)

@@ -20,7 +20,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ._core import NUM_ACTIONS, OBS_SIZE, Agent, Game
-from ._checks import check_choice, check_env_options
+from ._checks import action_id, check_choice, check_env_options
 
 __all__ = ["UnoAttackEnv"]
 
@@ -64,8 +64,10 @@ class UnoAttackEnv(gymnasium.Env):
             self._specs = list(opponents)
             if len(self._specs) != n - 1:
                 raise ValueError(f"{len(self._specs)} opponent specs for {n - 1} other seats")
-        for spec in self._specs:
-            Agent(spec)  # validate now: a bad spec raises ValueError
+        probe = self.game.new_state(0)
+        for spec in dict.fromkeys(self._specs):
+            # Validate now: a bad spec, or a checkpoint trained for other rules, raises ValueError.
+            Agent(spec).act(probe)
         if seat != "random" and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
             raise ValueError(f"seat must be 0..{n - 1} or 'random', not {seat!r}")
         check_env_options(episode, reward, render_mode, self.metadata["render_modes"])
@@ -149,10 +151,13 @@ class UnoAttackEnv(gymnasium.Env):
 
     def step(self, action: Any):
         """Applies the learner's action, then the opponents' until it is the
-        learner's turn again; returns ``(obs, reward, terminated, truncated, info)``."""
+        learner's turn again; returns ``(obs, reward, terminated, truncated, info)``.
+
+        ``action`` is an int or a numpy integer; anything else (a float, even
+        ``3.0``) raises TypeError whatever ``illegal_action`` says."""
         if self._done:
             raise RuntimeError("the episode is over: call reset()")
-        a = int(action)
+        a = action_id(action)
         mask = self.state.legal_mask()
         if not (0 <= a < NUM_ACTIONS) or not mask[a]:
             if self.illegal_action == "raise":

@@ -27,7 +27,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ._core import NUM_ACTIONS, OBS_SIZE, Game
-from ._checks import check_env_options
+from ._checks import action_id, check_env_options
 
 __all__ = ["env", "raw_env"]
 
@@ -119,14 +119,14 @@ class raw_env(AECEnv):
             self.render()
 
     def step(self, action: Any) -> None:
-        """Applies ``action`` for ``agent_selection``."""
+        """Applies ``action`` (an int or a numpy integer: a float raises TypeError) for ``agent_selection``."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
         st = self.state
-        st.apply(int(action))
+        st.apply(action_id(action))
         self.rewards = {a: 0.0 for a in self.agents}
         while st.is_round_over():
             if self.reward_mode == "points":
