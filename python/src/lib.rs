@@ -249,12 +249,16 @@ fn action_from_py(obj: &Bound<'_, PyAny>) -> PyResult<usize> {
     }
 }
 
+/// The Python type name of `obj` (`float`, `str`, `numpy.float64` prints as `float64`).
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map_or_else(|_| "?".to_string(), |n| n.to_string())
+}
+
 /// The TypeError for an action that is neither an integer id nor a name.
 fn not_an_action(obj: &Bound<'_, PyAny>) -> PyErr {
-    let ty = obj
-        .get_type()
-        .name()
-        .map_or_else(|_| "?".to_string(), |n| n.to_string());
+    let ty = type_name(obj);
     PyTypeError::new_err(format!(
         "an action is an integer action id or a name string, got {ty}"
     ))
@@ -280,10 +284,7 @@ fn seat_arg(obj: &Bound<'_, PyAny>, n: usize) -> PyResult<usize> {
 
 /// The TypeError for an argument `name` that should be an int.
 fn int_type_error(name: &str, obj: &Bound<'_, PyAny>) -> PyErr {
-    let ty = obj
-        .get_type()
-        .name()
-        .map_or_else(|_| "?".to_string(), |n| n.to_string());
+    let ty = type_name(obj);
     PyTypeError::new_err(format!("{name} must be an int, got {ty}"))
 }
 
@@ -1167,10 +1168,7 @@ impl PyVecEnv {
                     }
                     let id = action_from_py(x).map_err(|e| {
                         if e.is_instance_of::<PyTypeError>(py) {
-                            let ty = x
-                                .get_type()
-                                .name()
-                                .map_or_else(|_| "?".to_string(), |t| t.to_string());
+                            let ty = type_name(x);
                             PyTypeError::new_err(format!(
                                 "actions must be integer action ids, got {ty} (game {i})"
                             ))
