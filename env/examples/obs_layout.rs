@@ -1,7 +1,7 @@
 //! Prints the observation layout as a Markdown table (used for docs/env.md).
 fn main() {
     println!("| piece | offset | shape | meaning |\n| --- | --- | --- | --- |");
-    for p in uno_env::obs::PIECES.iter().filter(|p| p.size() > 0) {
+    for p in uno_env::obs::PIECES.iter() {
         println!(
             "| `{}` | {} | {:?} | {} |",
             p.name, p.offset, p.shape, p.doc

@@ -81,7 +81,7 @@ pub const OBS_SIZE: usize = HISTORY + MAX_PLAYERS * HISTORY_FEATURES;
 pub const ORACLE_SIZE: usize = OBS_SIZE + (MAX_PLAYERS - 1) * NUM_FACES + NUM_FACES;
 
 /// The pieces of the observation vector, in order.
-pub const PIECES: [Piece; 11] = [
+pub const PIECES: [Piece; 10] = [
     piece(
         "hand",
         HAND,
@@ -146,12 +146,6 @@ pub const PIECES: [Piece; 11] = [
         "per relative seat: one-hot colour (R, Y, G, B) it last named this round; one-hot colour of the last \
          coloured card it played this round; cards that entered its hand since it last played (the deal \
          included, up to 31) / 10",
-    ),
-    piece(
-        "reserved",
-        OBS_SIZE,
-        [1, 0],
-        "end marker (the oracle encoding appends other hands by relative seat 1..9, then the launcher's contents)",
     ),
 ];
 
@@ -443,7 +437,7 @@ pub fn encode_oracle(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
 /// A readable dump of an observation, piece by piece (non-zero values only).
 pub fn describe(obs: &[f32]) -> String {
     let mut out = String::new();
-    for p in PIECES.iter().filter(|p| p.size() > 0) {
+    for p in PIECES.iter() {
         let vals: Vec<String> = obs[p.offset..p.offset + p.size()]
             .iter()
             .enumerate()

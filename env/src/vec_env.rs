@@ -311,6 +311,8 @@ pub struct VecEnv {
     seed: u64,
     states: Vec<State>,
     episodes: Vec<u64>,
+    /// Decisions of the current match's finished rounds (match episodes).
+    earlier: Vec<u32>,
     pickers: Vec<Picker>,
     /// Legal-action mask of each game's current state, kept from the last
     /// write so that `step` checks actions and `step_random` picks them
@@ -373,6 +375,7 @@ impl VecEnv {
             seed,
             states,
             episodes: vec![0; num_envs],
+            earlier: vec![0; num_envs],
             pickers,
             masks,
             team,
@@ -409,13 +412,26 @@ impl VecEnv {
         &self.states
     }
 
-    /// Restarts every game from the base seed and writes the first observations.
+    /// The base seed: game `i`'s `k`-th episode (from 0) is dealt by
+    /// `Game::new_state_on_stream(seed ^ k · 0x9E3779B97F4A7C15, i)`.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Replaces the base seed; the next [`VecEnv::reset`] deals from it.
+    pub fn reseed(&mut self, seed: u64) {
+        self.seed = seed;
+    }
+
+    /// Restarts every game from the base seed (the same deals on every call
+    /// until [`VecEnv::reseed`]) and writes the first observations.
     pub fn reset(&mut self, mut out: BatchMut<'_>) -> Result<(), ConfigError> {
         let n = self.num_envs();
         out.check(n)?;
         for i in 0..n {
             self.states[i] = self.game.new_state_on_stream(self.seed, i as u64);
             self.episodes[i] = 0;
+            self.earlier[i] = 0;
             self.pickers[i] = Picker::new(self.seed, i as u64);
         }
         out.reward.fill(0.0);
@@ -472,6 +488,7 @@ impl VecEnv {
             base: 0,
             states: &mut self.states,
             episodes: &mut self.episodes,
+            earlier: &mut self.earlier,
             pickers: &mut self.pickers,
             masks: &mut self.masks,
             out,
@@ -510,6 +527,7 @@ struct Chunk<'a> {
     base: usize,
     states: &'a mut [State],
     episodes: &'a mut [u64],
+    earlier: &'a mut [u32],
     pickers: &'a mut [Picker],
     masks: &'a mut [u128],
     out: BatchMut<'a>,
@@ -520,6 +538,7 @@ impl<'a> Chunk<'a> {
     fn split_at(self, k: usize) -> (Chunk<'a>, Chunk<'a>) {
         let (s1, s2) = self.states.split_at_mut(k);
         let (e1, e2) = self.episodes.split_at_mut(k);
+        let (r1, r2) = self.earlier.split_at_mut(k);
         let (p1, p2) = self.pickers.split_at_mut(k);
         let (m1, m2) = self.masks.split_at_mut(k);
         let (o1, o2) = self.out.split_at(k);
@@ -528,6 +547,7 @@ impl<'a> Chunk<'a> {
                 base: self.base,
                 states: s1,
                 episodes: e1,
+                earlier: r1,
                 pickers: p1,
                 masks: m1,
                 out: o1,
@@ -536,6 +556,7 @@ impl<'a> Chunk<'a> {
                 base: self.base + k,
                 states: s2,
                 episodes: e2,
+                earlier: r2,
                 pickers: p2,
                 masks: m2,
                 out: o2,
@@ -692,7 +713,13 @@ impl StepCtx<'_> {
                                 terminal_rewards(game, s, RewardMode::Win, true, rewards);
                             }
                             done = true;
+                        } else if s.is_truncated() {
+                            // A round cut at the decision cap ends the match
+                            // episode as truncated (no win reward): playing on
+                            // would hide the stall from the learner.
+                            done = true;
                         } else {
+                            c.earlier[j] += s.decisions();
                             let _ = game.next_round(s);
                         }
                     }
@@ -702,7 +729,8 @@ impl StepCtx<'_> {
             c.out.terminated[j] = (done && !s.is_truncated()) as u8;
             c.out.truncated[j] = (done && s.is_truncated()) as u8;
             if done {
-                c.out.episode_len[j] = s.decisions();
+                c.out.episode_len[j] = c.earlier[j] + s.decisions();
+                c.earlier[j] = 0;
                 let w = if self.config.episode == Episode::Match {
                     s.match_winner()
                 } else {

@@ -322,3 +322,45 @@ fn vec_env_sizes_out_of_range_are_errors_not_aborts() {
     let env = VecEnv::new(config("classic", 2), 3, 0, 0).unwrap();
     assert_eq!(env.threads(), 1);
 }
+
+#[test]
+fn match_episodes_count_every_round_and_end_truncated_at_the_cap() {
+    // C-7 match episodes: `episode_len` is the whole match's decisions (every
+    // step of every round), and a round cut at `max_decisions` ends the
+    // episode as truncated instead of rolling silently into the next round.
+    for (cap, want_truncated) in [(10_000u32, false), (40, true)] {
+        let mut cfg = config("classic", 2);
+        cfg.episode = Episode::Match;
+        cfg.rules.options.max_decisions = cap;
+        let n = 4;
+        let mut env = VecEnv::new(cfg, n, 3, 1).unwrap();
+        let mut buf = Buffers::new(n);
+        env.reset(buf.batch()).unwrap();
+        let mut steps = vec![0u32; n];
+        let (mut ended, mut truncated, mut multi_round) = (0, 0, 0);
+        for _ in 0..200_000 {
+            let rounds_before: Vec<usize> = env.states().iter().map(|s| s.round()).collect();
+            env.step_random(buf.batch(), false).unwrap();
+            for i in 0..n {
+                steps[i] += 1;
+                if buf.terminated[i] == 1 || buf.truncated[i] == 1 {
+                    assert_eq!(buf.episode_len[i], steps[i], "game {i}");
+                    multi_round += (rounds_before[i] > 1) as usize;
+                    truncated += buf.truncated[i] as usize;
+                    ended += 1;
+                    steps[i] = 0;
+                }
+            }
+            if ended >= 12 {
+                break;
+            }
+        }
+        assert!(ended >= 12, "cap {cap}: {ended} episodes");
+        if want_truncated {
+            assert_eq!(truncated, ended, "every episode stalls at a cap of {cap}");
+        } else {
+            assert_eq!(truncated, 0);
+            assert!(multi_round > 0, "some matches last several rounds");
+        }
+    }
+}

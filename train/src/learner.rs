@@ -65,9 +65,10 @@ impl Default for CriticConfig {
     }
 }
 
-/// Hyper-parameters of the PPO learner.
+/// Hyper-parameters of the PPO learner (`[learner]` in `train.toml`: a key
+/// left out keeps its default here, a misspelt one is an error).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct LearnerConfig {
     /// Base learning rate (the caller passes the current, possibly annealed, rate to `update`).
     pub lr: f64,
@@ -111,7 +112,7 @@ impl Default for LearnerConfig {
             entropy_coef: 0.01,
             value_clip: None,
             max_grad_norm: Some(0.5),
-            epochs: 4,
+            epochs: 3,
             minibatch_size: 4096,
             normalize_advantages: true,
             target_kl: None,

@@ -720,6 +720,7 @@ impl Trainer {
         let mut actions = vec![0u32; n];
         let start = Instant::now();
         let base_seconds = self.state.seconds;
+        let first_steps = self.state.steps;
         let mut window = (Instant::now(), self.state.steps);
         let mut rate = 0.0;
         let mut since_ckpt = 0u64;
@@ -753,7 +754,14 @@ impl Trainer {
                 .learner
                 .critic_inference_model()
                 .map(|c| NeuralPolicy::new_on(c, self.device.clone()));
-            self.log_update(&stats, rollout_secs, rate)?;
+            // Before the first 2-second window closes (a fresh start or a
+            // resume) the rate so far, not 0.
+            let logged_rate = if rate > 0.0 {
+                rate
+            } else {
+                (self.state.steps - first_steps) as f64 / start.elapsed().as_secs_f64().max(1e-9)
+            };
+            self.log_update(&stats, rollout_secs, logged_rate)?;
             since_ckpt += 1;
             if self.cfg.snapshot_every > 0
                 && self.state.updates.is_multiple_of(self.cfg.snapshot_every)

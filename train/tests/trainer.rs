@@ -96,6 +96,16 @@ fn resume_continues_steps_updates_and_optimizer() {
     t.run(Arc::new(AtomicBool::new(false)), |_| {}).unwrap();
     assert!(t.state().steps >= 40_000);
     assert!(t.state().updates > first.updates);
+    // (`run` flushed the metrics.) Every update logs a real throughput, the first ones of a fresh start
+    // and of a resume included (they used to log 0).
+    let metrics = std::fs::read_to_string(out.join("metrics.jsonl")).unwrap();
+    let rates: Vec<f64> = metrics
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["scalars"]["perf/steps_per_sec"].as_f64())
+        .collect();
+    assert!(rates.len() >= 2, "{metrics}");
+    assert!(rates.iter().all(|&r| r > 0.0), "{rates:?}");
     let learner: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("latest/learner.json")).unwrap())
             .unwrap();
