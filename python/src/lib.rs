@@ -13,7 +13,7 @@
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::{PyIndexError, PyOverflowError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple, PyType};
 use std::sync::{Arc, Mutex};
 use uno_env::obs::{ORACLE_SIZE, PIECES, encode, encode_oracle, write_mask};
 use uno_env::vec_env::{BatchMut, VecEnvError, terminal_rewards};
@@ -458,6 +458,27 @@ impl PyGame {
         self.state_from_json(&dumps(d)?)
     }
 
+    /// Pickling: `Game(rules_toml(), players)` rebuilds the same game.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyType>, (String, usize))> {
+        let g = &slf.get().game;
+        Ok((
+            slf.py().get_type::<PyGame>(),
+            (g.rules().to_toml(), g.num_players()),
+        ))
+    }
+
+    /// The game is immutable: a copy shares the compiled rules.
+    fn __copy__(&self) -> PyGame {
+        PyGame {
+            game: self.game.clone(),
+        }
+    }
+
+    /// The game is immutable: a deep copy shares the compiled rules.
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> PyGame {
+        self.__copy__()
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Game(rules={:?}, players={})",
@@ -481,6 +502,23 @@ impl PyGame {
             .map_err(|e| value_error(format!("the state does not fit this game's deck: {e}")))?;
         Ok(PyState::wrap(self.game.clone(), st))
     }
+}
+
+/// Rebuilds a pickled `State` (see `State.__reduce__`): `game.state_from_json(state)`
+/// with its last events (JSON text of the event dicts) restored.
+#[pyfunction]
+#[pyo3(name = "_state_from_json", signature = (game, state, events = None))]
+fn state_from_json_fn(
+    game: PyRef<'_, PyGame>,
+    state: &str,
+    events: Option<&str>,
+) -> PyResult<PyState> {
+    let mut st = game.state_from_json(state)?;
+    if let Some(events) = events {
+        st.events = serde_json::from_str(events)
+            .map_err(|e| value_error(format!("invalid events JSON: {e}")))?;
+    }
+    Ok(st)
 }
 
 /// One position of a match, bound to its game.
@@ -812,6 +850,17 @@ impl PyState {
 
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> PyState {
         self.clone()
+    }
+
+    /// Pickling: `_state_from_json(game, to_json(), last events as JSON)`; the
+    /// chance generator is part of the JSON, so a loaded state continues identically.
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, (PyGame, String, String))> {
+        let restore = py.import("uno_attack._core")?.getattr("_state_from_json")?;
+        let events = serde_json::to_string(&self.events).map_err(value_error)?;
+        Ok((restore, (self.game(), self.state.to_json(), events)))
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
@@ -1257,8 +1306,14 @@ impl PyVecEnv {
         })
     }
 
-    /// Restarts every game from the seed; returns `(obs, mask, seat)`.
-    fn reset<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+    /// Restarts every game (episode counters back to 0) from the base seed,
+    /// after replacing it with `seed` when one is given; returns `(obs, mask, seat)`.
+    /// Without a seed it replays the same deals as the previous reset.
+    #[pyo3(signature = (seed = None))]
+    fn reset<'py>(&mut self, py: Python<'py>, seed: Option<u64>) -> PyResult<Bound<'py, PyTuple>> {
+        if let Some(seed) = seed {
+            self.env.reseed(seed);
+        }
         self.with_batch(py, |env, _, b| env.reset(b))?
             .map_err(value_error)?;
         let a = &self.arrays;
@@ -1288,8 +1343,10 @@ impl PyVecEnv {
         self.step_tuple(py)
     }
 
-    /// Steps every game with a uniformly random legal action (seeded per game);
-    /// with `write_obs=False` only the per-step scalars are written.
+    /// Steps every game with a uniformly random legal action (seeded per game).
+    /// With `write_obs=False` (benchmark mode) `obs`, `mask` and `final_obs` are
+    /// not written and go stale; `seat`, the rewards, the done flags,
+    /// `episode_len`, `winner` and `legal_ids` stay current.
     #[pyo3(signature = (write_obs = true))]
     fn step_random<'py>(
         &mut self,
@@ -1328,6 +1385,13 @@ impl PyVecEnv {
     #[getter]
     fn num_envs(&self) -> usize {
         self.env.num_envs()
+    }
+
+    /// The base seed: episode `k` of game `i` is
+    /// `Game.new_state(seed ^ (k * 0x9E3779B97F4A7C15 mod 2**64), stream=i)`.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.env.seed()
     }
 
     fn __len__(&self) -> usize {
@@ -1376,19 +1440,20 @@ impl PyVecEnv {
         self.arrays.rewards.bind(py).clone()
     }
 
-    /// Episode ended by the rules: uint8 [n].
+    /// Episode ended by the rules: uint8 [n] of 0/1 (use `.astype(bool)`, not `~`).
     #[getter]
     fn terminated<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u8>> {
         self.arrays.terminated.bind(py).clone()
     }
 
-    /// Episode cut short by the decision cap: uint8 [n].
+    /// Episode cut short by the decision cap: uint8 [n] of 0/1 (use `.astype(bool)`, not `~`).
     #[getter]
     fn truncated<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u8>> {
         self.arrays.truncated.bind(py).clone()
     }
 
-    /// Final observation of a finished episode (seen by the seat that acted last): float32 [n, OBS_SIZE].
+    /// Final observation of a finished episode, of the seat that made the last
+    /// move (the previous step's `seat`): float32 [n, OBS_SIZE].
     #[getter]
     fn final_obs<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f32>> {
         self.arrays.final_obs.bind(py).clone()
@@ -1444,6 +1509,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(action_names, m)?)?;
     m.add_function(wrap_pyfunction!(obs_pieces, m)?)?;
     m.add_function(wrap_pyfunction!(describe_obs, m)?)?;
+    m.add_function(wrap_pyfunction!(state_from_json_fn, m)?)?;
     m.add("NUM_ACTIONS", NUM_ACTIONS)?;
     m.add("OBS_SIZE", OBS_SIZE)?;
     m.add("ORACLE_SIZE", ORACLE_SIZE)?;

@@ -92,6 +92,26 @@ def test_render_modes(capsys):
     env = UnoAttackEnv(render_mode="human")
     env.reset(seed=0)
     assert "player_0" in capsys.readouterr().out
+    assert env.render() is None and "player_0" in capsys.readouterr().out
+
+
+def test_render_without_a_render_mode_warns_and_returns_none(capsys):
+    # Gymnasium's convention (and the PettingZoo env's): no text without a render_mode.
+    env = gymnasium.make("UnoAttack-v0", rules="classic", players=2)
+    env.reset(seed=0)
+    with pytest.warns(UserWarning, match="render_mode"):
+        assert env.unwrapped.render() is None
+    assert capsys.readouterr().out == ""
+
+
+def test_ansi_render_shows_every_hand():
+    # The debugging view: the opponents' hands are in the picture too.
+    env = UnoAttackEnv(rules="classic", players=3, render_mode="ansi")
+    env.reset(seed=1)
+    text = env.render()
+    for p in range(3):
+        line = next(ln for ln in text.splitlines() if f"player_{p} score" in ln)
+        assert line.split(": ", 1)[1].split() == env.state.hand(p)
 
 
 SHIPPED_CLASSIC = __import__("pathlib").Path(__file__).resolve().parents[2] / "checkpoints" / "classic-2p"

@@ -5,7 +5,7 @@ package adds thin Python wrappers:
 
 * :class:`Game` / :class:`State`: the engine, one position at a time (legal
   actions and masks, apply by id or name, observations, full state as a dict /
-  JSON, hand-built scenarios, events).
+  JSON, hand-built scenarios, events); both pickle and deep-copy faithfully.
 * :class:`VecEnv`: N games stepped in one call, writing into numpy arrays that
   are allocated once (the same objects every step), GIL released, auto-reset.
 * :class:`Agent`: the built-in players (``random``, ``greedy``, ``heuristic`` …).

@@ -37,8 +37,12 @@ def obs_pieces() -> List[Dict[str, Any]]:
 def describe_obs(obs: npt.NDArray[np.float32]) -> str:
     """A readable dump of an observation, piece by piece (non-zero values only)."""
 
+def _state_from_json(game: "Game", state: str, events: Optional[str] = None) -> "State":
+    """Unpickles a State: ``game.state_from_json(state)`` with its last events (JSON) restored."""
+
 class Game:
-    """Compiled rules for a table of ``players``."""
+    """Compiled rules for a table of ``players``. Immutable; pickles as
+    ``Game(rules_toml(), num_players)``, and copies share the compiled rules."""
 
     def __init__(self, rules: Optional[RulesLike] = None, players: int = 4) -> None: ...
     @property
@@ -58,9 +62,13 @@ class Game:
         """A hand-built position from a Scenario dict or JSON text."""
     def state_from_json(self, text: str) -> "State": ...
     def state_from_dict(self, d: Dict[str, Any]) -> "State": ...
+    def __reduce__(self) -> Tuple[Any, Tuple[str, int]]: ...
+    def __copy__(self) -> "Game": ...
+    def __deepcopy__(self, memo: Any) -> "Game": ...
 
 class State:
-    """One position of a match, bound to its game."""
+    """One position of a match, bound to its game. Pickles (and copies) with its
+    game, its last events and its chance generator: a loaded state continues identically."""
 
     @property
     def game(self) -> Game: ...
@@ -116,7 +124,9 @@ class State:
     def clone(self) -> "State": ...
     def __copy__(self) -> "State": ...
     def __deepcopy__(self, memo: Any) -> "State": ...
-    def render(self) -> str: ...
+    def __reduce__(self) -> Tuple[Any, Tuple["Game", str, str]]: ...
+    def render(self) -> str:
+        """A text picture of the whole position (every hand shown)."""
 
 class Agent:
     """A built-in agent: ``random``, ``random-play``, ``first-legal``, ``greedy``, ``heuristic[:k=v,...]``, ``checkpoint:DIR[?sample]``."""
@@ -152,18 +162,30 @@ class VecEnv:
         reward: str = "win",
         legal_ids: bool = False,
     ) -> None: ...
-    def reset(self) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.uint8], npt.NDArray[np.int32]]: ...
+    def reset(
+        self, seed: Optional[int] = None
+    ) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.uint8], npt.NDArray[np.int32]]:
+        """Restarts every game at episode 0; with ``seed``, first makes it the base seed.
+        Without one, the same deals as the previous reset (deterministic)."""
     def step(self, actions: Union[npt.NDArray[np.integer], Sequence[int]]) -> StepResult:
         """One integer action id per game (any integer dtype). A non-integer dtype (float,
         even with whole values, bool, str, complex) → TypeError; a wrong length or shape or an
         illegal or out-of-range id → ValueError; either way no game is changed."""
-    def step_random(self, write_obs: bool = True) -> StepResult: ...
+    def step_random(self, write_obs: bool = True) -> StepResult:
+        """A uniformly random legal action per game (seeded per game). ``write_obs=False``
+        (benchmark mode) writes neither ``obs``, ``mask`` nor ``final_obs``: they go stale
+        (``seat``, rewards, done flags, ``episode_len``, ``winner``, ``legal_ids`` stay
+        current). Step with ``write_obs=True`` before sampling from ``mask`` again."""
     def state(self, i: int) -> State: ...
     def __len__(self) -> int: ...
     @property
     def game(self) -> Game: ...
     @property
     def num_envs(self) -> int: ...
+    @property
+    def seed(self) -> int:
+        """The base seed (read-only; ``reset(seed=...)`` replaces it). Episode k of game i is
+        ``game.new_state(seed ^ (k * 0x9E3779B97F4A7C15 % 2**64), stream=i)``."""
     @property
     def threads(self) -> int: ...
     @property
@@ -179,11 +201,15 @@ class VecEnv:
     @property
     def rewards(self) -> npt.NDArray[np.float32]: ...
     @property
-    def terminated(self) -> npt.NDArray[np.uint8]: ...
+    def terminated(self) -> npt.NDArray[np.uint8]:
+        """0/1 per game: use ``.astype(bool)`` or ``== 1``, not ``~`` (``~1`` is 254)."""
     @property
-    def truncated(self) -> npt.NDArray[np.uint8]: ...
+    def truncated(self) -> npt.NDArray[np.uint8]:
+        """0/1 per game (cut at ``max_decisions``): ``.astype(bool)``, not ``~``."""
     @property
-    def final_obs(self) -> npt.NDArray[np.float32]: ...
+    def final_obs(self) -> npt.NDArray[np.float32]:
+        """Observation at the end of a finished episode, of the seat that made the last
+        move (the previous step's ``seat``); rows of unfinished games are stale."""
     @property
     def episode_len(self) -> npt.NDArray[np.uint32]: ...
     @property

@@ -40,7 +40,8 @@ class UnoAttackEnv(gymnasium.Env):
             (points won or held / 100 at each round's end).
         illegal_action: ``"lose"`` (the episode ends with reward -1 and
             ``info["illegal_action"]`` holds the reason) or ``"raise"`` (ValueError).
-        render_mode: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
+        render_mode: ``None`` (``render()`` warns and returns None), ``"ansi"``
+            (``render()`` returns text, every hand shown) or ``"human"`` (prints it).
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
@@ -117,11 +118,14 @@ class UnoAttackEnv(gymnasium.Env):
                         total += st.rewards("win")[self.seat]
                     trunc = st.is_truncated()
                     return total, not trunc, trunc
+                if st.is_truncated():
+                    # A round cut at the decision cap ends a match episode too,
+                    # as truncated (no win reward), like the VecEnv.
+                    return total, False, True
                 if st.is_match_over():
                     if self.reward_mode == "win":
                         total += st.rewards("win", match_end=True)[self.seat]
-                    trunc = st.is_truncated()
-                    return total, not trunc, trunc
+                    return total, True, False
                 st.next_round()
                 continue
             cur = st.current_player
@@ -179,7 +183,15 @@ class UnoAttackEnv(gymnasium.Env):
         return self.state.observation(self.seat), float(reward), terminated, truncated, self._info()
 
     def render(self):
-        """Text picture of the position (``ansi`` returns it, ``human`` prints it)."""
+        """Text picture of the position: ``render_mode="ansi"`` returns it,
+        ``"human"`` prints it, and ``None`` warns (``gymnasium.logger.warn``) and
+        returns None, as Gymnasium's envs do. The picture shows every seat's hand,
+        the opponents' included: a debugging view, not what the learner sees."""
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "render() called without a render_mode: make the env with render_mode='ansi' or 'human'"
+            )
+            return None
         if self.state is None:
             return None
         text = self.state.render()

@@ -131,8 +131,9 @@ class raw_env(AECEnv):
         while st.is_round_over():
             if self.reward_mode == "points":
                 self._add_rewards(st.rewards("points"))
-            if self.episode == "round" or st.is_match_over():
-                if self.reward_mode == "win":
+            # A round cut at the decision cap ends a match episode too (truncated).
+            if self.episode == "round" or st.is_match_over() or st.is_truncated():
+                if self.reward_mode == "win" and not st.is_truncated():
                     self._add_rewards(st.rewards("win", match_end=self.episode == "match"))
                 trunc = st.is_truncated()
                 for a in self.agents:
