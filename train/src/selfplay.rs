@@ -404,6 +404,8 @@ impl Trainer {
     /// Starts a run in `out` (or resumes the one there when `resume`).
     pub fn new(mut cfg: TrainConfig, out: &Path, resume: bool) -> Result<Trainer, TrainError> {
         cfg.validate().map_err(TrainError::Config)?;
+        // Evaluations play `checkpoint:` agents.
+        uno_agents::neural::register();
         if !resume && out.join(TRAINER_FILE).exists() {
             return Err(TrainError::RunExists(out.to_path_buf()));
         }
@@ -721,6 +723,7 @@ impl Trainer {
         let start = Instant::now();
         let base_seconds = self.state.seconds;
         let first_steps = self.state.steps;
+        let first_update = self.state.updates;
         let mut window = (Instant::now(), self.state.steps);
         let mut rate = 0.0;
         let mut since_ckpt = 0u64;
@@ -780,6 +783,18 @@ impl Trainer {
                 since_ckpt = 0;
             }
             on_progress(&self.progress(rate));
+        }
+        // A run that ends between evaluations is evaluated once more, so that
+        // even a short run has results and a `best/` (not after Ctrl-C).
+        let finished = self.state.steps >= self.cfg.steps && !stop.load(Ordering::Relaxed);
+        if finished
+            && self.cfg.eval_every > 0
+            && self.state.updates > first_update
+            && !self.state.updates.is_multiple_of(self.cfg.eval_every)
+        {
+            self.state.seconds = base_seconds + start.elapsed().as_secs_f64();
+            self.save()?;
+            self.evaluate()?;
         }
         self.state.seconds = base_seconds + start.elapsed().as_secs_f64();
         self.save()?;

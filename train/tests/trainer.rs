@@ -516,3 +516,26 @@ fn a_version_1_run_starts_a_new_run_with_init_but_does_not_resume() {
     assert_eq!(meta.obs_version, uno_env::OBS_VERSION);
     assert_eq!(meta.obs_dim, uno_env::OBS_SIZE);
 }
+
+#[test]
+fn a_run_that_ends_between_evaluations_is_evaluated_and_keeps_a_best() {
+    // The README's short run (fewer updates than `eval_every`) must still
+    // leave results and a `best/` for `arena --agents checkpoint:…/best`.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let cfg = TrainConfig {
+        eval_every: 25,
+        eval_games: 20,
+        ..tiny(5_000)
+    };
+    let mut t = Trainer::new(cfg, &out, false).unwrap();
+    t.run(Arc::new(AtomicBool::new(false)), |_| {}).unwrap();
+    assert!(t.state().updates < 25);
+    assert!(
+        t.state().eval["random"]["games"].as_u64().is_some(),
+        "{}",
+        t.state().eval
+    );
+    assert!(out.join("best/meta.json").is_file());
+    assert!(uno_agents::neural::NeuralAgent::load(&out.join("best"), false, 0).is_ok());
+}
