@@ -17,7 +17,8 @@ pub struct Args {
     #[arg(long, default_value_t = 2)]
     players: usize,
     /// Comma-separated agent specs: random, random-play, first-legal, greedy,
-    /// heuristic[:key=value,...], checkpoint:<dir>.
+    /// heuristic[:key=value,...], search[:samples=N,z=Z,base=SPEC],
+    /// checkpoint:<dir>[?sample].
     #[arg(long, default_value = "heuristic,random")]
     agents: String,
     /// Games (rounds) to play (per pair with --league), e.g. 20000 or 2e4.
