@@ -55,13 +55,19 @@ pub fn resolve(bot: Option<&str>, game: &Game, rules_arg: &str) -> Result<BotCho
     if let Some(dir) = shipped_checkpoint(&name, n) {
         // A variant of the preset (a rules file that keeps its name) is not
         // what the checkpoint learned: the heuristic plays instead.
-        if let Ok(Some(note)) = uno_agents::neural::check_compatible(&dir, game) {
+        let changed = uno_agents::neural::read_meta(&dir)
+            .ok()
+            .and_then(|m| m.trained_rules())
+            .map(|r| r.differences(game.rules()))
+            .unwrap_or_default();
+        if !changed.is_empty() {
             return Ok(BotChoice {
                 spec: AgentSpec::Heuristic(Default::default()),
                 note: format!(
-                    "bot: heuristic ({})",
-                    note.trim_start_matches("note: ")
-                        .replace(": it plays, but these rules are new to it", "")
+                    "bot: heuristic (checkpoint {} was trained on `{}` without these changes: {})",
+                    dir.display(),
+                    name,
+                    changed.join(", ")
                 ),
             });
         }
