@@ -1078,6 +1078,9 @@ struct Arrays {
 #[pyclass(name = "VecEnv", module = "uno_attack._core")]
 struct PyVecEnv {
     env: VecEnv,
+    /// The compiled game, shared by every `state(i)` and `game` handed out
+    /// (one copy per env, not per call; agents recognise it by pointer).
+    game: Arc<Game>,
     arrays: Arrays,
     scratch: Vec<u32>,
 }
@@ -1300,6 +1303,7 @@ impl PyVecEnv {
             legal_count: PyArray1::zeros(py, ln, false).unbind(),
         };
         Ok(PyVecEnv {
+            game: Arc::new(env.game().clone()),
             env,
             arrays,
             scratch: Vec::with_capacity(n),
@@ -1367,17 +1371,14 @@ impl PyVecEnv {
             )));
         }
         let i = i as usize;
-        Ok(PyState::wrap(
-            Arc::new(self.env.game().clone()),
-            self.env.state(i).clone(),
-        ))
+        Ok(PyState::wrap(self.game.clone(), self.env.state(i).clone()))
     }
 
     /// The compiled game.
     #[getter]
     fn game(&self) -> PyGame {
         PyGame {
-            game: Arc::new(self.env.game().clone()),
+            game: self.game.clone(),
         }
     }
 
