@@ -55,16 +55,19 @@ class LinearPolicy:
         self.adam = {k: (np.zeros_like(p), np.zeros_like(p)) for k, p in self.params.items()}
         self.t = 0
 
+    def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Masked logits: an illegal action gets -inf, so probability exactly 0."""
+        return np.where(mask, obs @ self.params["W"] + self.params["b"], -np.inf)
+
     def probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        logits = obs @ self.params["W"] + self.params["b"]
-        logits = np.where(mask, logits, -np.inf)  # masked logits: illegal -> p = 0
+        logits = self.logits(obs, mask)
         logits -= logits.max(axis=1, keepdims=True)
         p = np.exp(logits)
         return p / p.sum(axis=1, keepdims=True)
 
     def sample(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         # Gumbel-max trick on the masked logits: a sample of probs(), always legal.
-        logits = np.where(mask, obs @ self.params["W"] + self.params["b"], -np.inf)
+        logits = self.logits(obs, mask)
         return np.argmax(logits - np.log(-np.log(rng.random(logits.shape))), axis=1)
 
     def update(self, obs, mask, actions, returns) -> dict:
