@@ -19,6 +19,7 @@ pub mod error;
 pub mod heuristic;
 pub mod search;
 pub mod simple;
+pub mod solo;
 pub mod spec;
 pub mod stats;
 pub mod view;
@@ -32,6 +33,7 @@ pub use error::AgentError;
 pub use heuristic::{Heuristic, HeuristicParams};
 pub use search::{Search, SearchParams};
 pub use simple::{FirstLegal, Greedy, RandomAgent, RandomPlay};
+pub use solo::SoloVecEnv;
 pub use spec::{
     AgentSpec, CheckpointBuilder, build, parse_spec, parse_spec_list, register_checkpoint_builder,
 };

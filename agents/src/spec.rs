@@ -32,6 +32,24 @@ pub enum AgentSpec {
     Checkpoint(PathBuf),
 }
 
+impl AgentSpec {
+    /// The checkpoint directories the spec plays from: a `checkpoint:` spec's
+    /// own, or those of a `search:` spec's base (what a caller checks against
+    /// the game before playing).
+    pub fn checkpoints(&self) -> Vec<PathBuf> {
+        fn walk(spec: &AgentSpec, depth: usize) -> Vec<PathBuf> {
+            match spec {
+                AgentSpec::Checkpoint(dir) => vec![dir.clone()],
+                AgentSpec::Search(p) if depth < 8 => parse_spec(&p.base)
+                    .map(|b| walk(&b, depth + 1))
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            }
+        }
+        walk(self, 0)
+    }
+}
+
 /// Builds a neural agent from a checkpoint path and a seed (provided by the neural module).
 pub type CheckpointBuilder = fn(&Path, u64) -> Result<Box<dyn Agent + Send>, AgentError>;
 

@@ -47,4 +47,6 @@ pub use obs::{OBS_SIZE, OBS_VERSION};
 pub use rules::{Effect, KindRule, LauncherModel, Options, PRESETS, Rules};
 pub use scenario::Scenario;
 pub use state::{Phase, State};
-pub use vec_env::{Buffers, EnvConfig, Episode, MAX_ENVS, MAX_THREADS, RewardMode, VecEnv};
+pub use vec_env::{
+    Buffers, EnvConfig, Episode, EpisodeEnd, MAX_ENVS, MAX_THREADS, RewardMode, VecEnv,
+};

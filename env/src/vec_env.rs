@@ -101,7 +101,9 @@ pub struct BatchMut<'a> {
 }
 
 impl BatchMut<'_> {
-    fn check(&self, n: usize) -> Result<(), ConfigError> {
+    /// Checks that every buffer has `n` rows of its documented width (the
+    /// optional `legal_ids` / `legal_count` may both be empty).
+    pub fn check(&self, n: usize) -> Result<(), ConfigError> {
         let sizes = [
             ("obs", self.obs.len(), n * OBS_SIZE),
             ("mask", self.mask.len(), n * NUM_ACTIONS),
@@ -132,7 +134,26 @@ impl BatchMut<'_> {
         Ok(())
     }
 
-    fn split_at(self, k: usize) -> (Self, Self) {
+    /// A shorter-lived view of the same buffers (to hand them out more than once).
+    pub fn reborrow(&mut self) -> BatchMut<'_> {
+        BatchMut {
+            obs: self.obs,
+            mask: self.mask,
+            seat: self.seat,
+            reward: self.reward,
+            rewards: self.rewards,
+            terminated: self.terminated,
+            truncated: self.truncated,
+            final_obs: self.final_obs,
+            episode_len: self.episode_len,
+            winner: self.winner,
+            legal_ids: self.legal_ids,
+            legal_count: self.legal_count,
+        }
+    }
+
+    /// The first `k` rows and the rest (for stepping parts of a batch on other threads).
+    pub fn split_at(self, k: usize) -> (Self, Self) {
         let (o1, o2) = self.obs.split_at_mut(k * OBS_SIZE);
         let (m1, m2) = self.mask.split_at_mut(k * NUM_ACTIONS);
         let (s1, s2) = self.seat.split_at_mut(k);
@@ -323,7 +344,7 @@ pub struct VecEnv {
 }
 
 /// The seed of episode `k` of a game (episode 0 uses the base seed itself).
-fn episode_seed(seed: u64, k: u64) -> u64 {
+pub fn episode_seed(seed: u64, k: u64) -> u64 {
     seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
@@ -611,7 +632,8 @@ struct StepCtx<'a> {
 /// Writes row `j` of the per-state outputs for `s` (seat to act, and with
 /// `write_obs` its observation, mask and, when asked for, legal-id list);
 /// returns the legal mask.
-fn write_current(
+#[inline]
+pub fn write_current(
     game: &Game,
     s: &State,
     out: &mut BatchMut<'_>,
@@ -676,6 +698,78 @@ pub fn terminal_rewards(
     }
 }
 
+/// How an episode ended (see [`settle`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EpisodeEnd {
+    /// Cut short by the decision cap (else ended by the rules).
+    pub truncated: bool,
+    /// Decisions in the episode (every round of a match episode).
+    pub len: u32,
+    /// The episode's winner (the match's, for match episodes), if any.
+    pub winner: Option<usize>,
+}
+
+/// Settles a state after an action under `config`'s episode and reward
+/// rules: writes every seat's reward for the action into `rewards`
+/// (`MAX_PLAYERS` values, zero unless a round ended), moves a match episode
+/// on to its next round, and returns the episode's end when it ended.
+/// `earlier` counts the decisions of the match's finished rounds (reset to 0
+/// when the episode ends). The one episode-end rule of every vectorized env.
+#[inline]
+pub fn settle(
+    game: &Game,
+    config: &EnvConfig,
+    s: &mut State,
+    earlier: &mut u32,
+    rewards: &mut [f32],
+) -> Option<EpisodeEnd> {
+    rewards.fill(0.0);
+    if !s.is_round_over() {
+        return None;
+    }
+    let match_end = s.phase() == Phase::MatchOver;
+    let done = match config.episode {
+        Episode::Round => {
+            terminal_rewards(game, s, config.reward, false, rewards);
+            true
+        }
+        Episode::Match => {
+            if config.reward == RewardMode::Points {
+                terminal_rewards(game, s, RewardMode::Points, false, rewards);
+            }
+            if match_end {
+                if config.reward == RewardMode::Win {
+                    terminal_rewards(game, s, RewardMode::Win, true, rewards);
+                }
+                true
+            } else if s.is_truncated() {
+                // A round cut at the decision cap ends the match episode as
+                // truncated (no win reward): playing on would hide the stall
+                // from the learner.
+                true
+            } else {
+                *earlier += s.decisions();
+                let _ = game.next_round(s);
+                false
+            }
+        }
+    };
+    if !done {
+        return None;
+    }
+    let len = *earlier + s.decisions();
+    *earlier = 0;
+    let winner = match config.episode {
+        Episode::Match => s.match_winner(),
+        Episode::Round => s.round_winner(),
+    };
+    Some(EpisodeEnd {
+        truncated: s.is_truncated(),
+        len,
+        winner,
+    })
+}
+
 impl StepCtx<'_> {
     fn run_chunk(&self, mut c: Chunk<'_>) {
         let game = self.game;
@@ -695,48 +789,13 @@ impl StepCtx<'_> {
             // Legality was checked by `step` (or the action comes from the mask).
             game.apply_checked_with(s, a, &mut ());
             let rewards = &mut c.out.rewards[j * MAX_PLAYERS..(j + 1) * MAX_PLAYERS];
-            rewards.fill(0.0);
-            let mut done = false;
-            if s.is_round_over() {
-                let match_end = s.phase() == Phase::MatchOver;
-                match self.config.episode {
-                    Episode::Round => {
-                        terminal_rewards(game, s, self.config.reward, false, rewards);
-                        done = true;
-                    }
-                    Episode::Match => {
-                        if self.config.reward == RewardMode::Points {
-                            terminal_rewards(game, s, RewardMode::Points, false, rewards);
-                        }
-                        if match_end {
-                            if self.config.reward == RewardMode::Win {
-                                terminal_rewards(game, s, RewardMode::Win, true, rewards);
-                            }
-                            done = true;
-                        } else if s.is_truncated() {
-                            // A round cut at the decision cap ends the match
-                            // episode as truncated (no win reward): playing on
-                            // would hide the stall from the learner.
-                            done = true;
-                        } else {
-                            c.earlier[j] += s.decisions();
-                            let _ = game.next_round(s);
-                        }
-                    }
-                }
-            }
+            let end = settle(game, self.config, s, &mut c.earlier[j], rewards);
             c.out.reward[j] = rewards[actor];
-            c.out.terminated[j] = (done && !s.is_truncated()) as u8;
-            c.out.truncated[j] = (done && s.is_truncated()) as u8;
-            if done {
-                c.out.episode_len[j] = c.earlier[j] + s.decisions();
-                c.earlier[j] = 0;
-                let w = if self.config.episode == Episode::Match {
-                    s.match_winner()
-                } else {
-                    s.round_winner()
-                };
-                c.out.winner[j] = w.map_or(-1, |w| w as i32);
+            c.out.terminated[j] = end.is_some_and(|e| !e.truncated) as u8;
+            c.out.truncated[j] = end.is_some_and(|e| e.truncated) as u8;
+            if let Some(e) = end {
+                c.out.episode_len[j] = e.len;
+                c.out.winner[j] = e.winner.map_or(-1, |w| w as i32);
                 if self.write_obs {
                     encode(
                         game,
