@@ -300,11 +300,11 @@ fn a_heuristic_learner_wins_about_half_against_the_heuristic() {
                 .map(|i| me[i].act(&game, env.state(i), env.learner(i)) as u32)
                 .collect();
             env.step(&acts, buf.batch()).unwrap();
-            for i in 0..n {
+            for (i, agent) in me.iter_mut().enumerate() {
                 if buf.terminated[i] + buf.truncated[i] > 0 {
                     ends += 1;
                     wins += (buf.reward[i] > 0.0) as u32;
-                    me[i].reset(ends as u64);
+                    agent.reset(ends as u64);
                 }
             }
         }
@@ -402,8 +402,8 @@ fn match_episodes_and_points_rewards() {
     for t in 0..20_000 {
         let acts = pick(&buf, n, t);
         env.step(&acts, buf.batch()).unwrap();
-        for i in 0..n {
-            sums[i] += buf.reward[i];
+        for (i, sum) in sums.iter_mut().enumerate() {
+            *sum += buf.reward[i];
             rounds_rewarded += (buf.reward[i] != 0.0) as u32;
             assert_eq!(buf.reward[i], buf.rewards[i * MAX_PLAYERS + 1]);
             if buf.terminated[i] == 1 {
