@@ -24,12 +24,29 @@
 use crate::agent::{Agent, mix_seed};
 use crate::error::AgentError;
 use crate::spec::{AgentSpec, build};
+use std::sync::Mutex;
 use uno_env::obs::{OBS_SIZE, encode};
 use uno_env::vec_env::{BatchMut, Picker, episode_seed, settle, write_current};
 use uno_env::{EnvConfig, Game, MAX_ENVS, MAX_PLAYERS, MAX_THREADS, NUM_ACTIONS, State};
 
 /// Games below which a part is not split further across threads.
 const MIN_PART: usize = 16;
+
+/// An agent the env owns. It is only ever used through `&mut` (never
+/// locked: [`Mutex::get_mut`] is free), which makes the env `Sync` for hosts
+/// that share it by reference (a Python object) although agents need not be.
+struct Owned(Mutex<Box<dyn Agent + Send>>);
+
+impl Owned {
+    fn new(agent: Box<dyn Agent + Send>) -> Self {
+        Owned(Mutex::new(agent))
+    }
+
+    fn get(&mut self) -> &mut (dyn Agent + Send) {
+        // Never locked, so never poisoned; take it either way.
+        &mut **self.0.get_mut().unwrap_or_else(|e| e.into_inner())
+    }
+}
 
 /// One game: its state, episode counters, learner seat and per-game agents.
 struct Slot {
@@ -39,7 +56,7 @@ struct Slot {
     learner: usize,
     /// Per opponent position (1 = the seat after the learner): the game's own
     /// agent, or `None` where a batched agent plays.
-    agents: Vec<Option<Box<dyn Agent + Send>>>,
+    agents: Vec<Option<Owned>>,
     /// The learner is to act (its row is written).
     ready: bool,
     /// The learner's legal actions (valid when `ready`).
@@ -87,7 +104,7 @@ pub struct SoloVecEnv {
     specs: Vec<AgentSpec>,
     slots: Vec<Slot>,
     /// Per opponent position: the batched agent, if a network plays there.
-    batched: Vec<Option<Box<dyn Agent + Send>>>,
+    batched: Vec<Option<Owned>>,
     pool: Option<rayon::ThreadPool>,
     notes: Vec<String>,
 }
@@ -152,7 +169,9 @@ impl SoloVecEnv {
             .iter()
             .enumerate()
             .map(|(p, s)| match s {
-                AgentSpec::Checkpoint(_) => build(s, mix_seed(seed, p as u64 + 1)).map(Some),
+                AgentSpec::Checkpoint(_) => {
+                    build(s, mix_seed(seed, p as u64 + 1)).map(|a| Some(Owned::new(a)))
+                }
                 _ => Ok(None),
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -162,7 +181,7 @@ impl SoloVecEnv {
                 .iter()
                 .map(|s| match s {
                     AgentSpec::Checkpoint(_) => Ok(None),
-                    _ => build(s, 0).map(Some),
+                    _ => build(s, 0).map(|a| Some(Owned::new(a))),
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             slots.push(Slot {
@@ -203,6 +222,13 @@ impl SoloVecEnv {
     /// Number of games.
     pub fn num_envs(&self) -> usize {
         self.slots.len()
+    }
+
+    /// Threads used.
+    pub fn threads(&self) -> usize {
+        self.pool
+            .as_ref()
+            .map_or(1, rayon::ThreadPool::current_num_threads)
     }
 
     /// The compiled game.
@@ -271,7 +297,7 @@ impl SoloVecEnv {
         }
         for (p, agent) in self.batched.iter_mut().enumerate() {
             if let Some(a) = agent {
-                a.reset(mix_seed(self.seed, p as u64 + 1));
+                a.get().reset(mix_seed(self.seed, p as u64 + 1));
             }
         }
         self.play_out(out, None, true)
@@ -352,7 +378,9 @@ impl SoloVecEnv {
         loop {
             let mut any = false;
             for (k, agent) in batched.iter_mut().enumerate() {
-                let Some(agent) = agent else { continue };
+                let Some(agent) = agent.as_mut().map(Owned::get) else {
+                    continue;
+                };
                 idx.clear();
                 seats.clear();
                 for (i, slot) in slots.iter().enumerate() {
@@ -442,7 +470,7 @@ impl Ctx<'_> {
         slot.ready = false;
         for (p, a) in slot.agents.iter_mut().enumerate() {
             if let Some(a) = a {
-                a.reset(agent_seed(ep_seed, i, p + 1));
+                a.get().reset(agent_seed(ep_seed, i, p + 1));
             }
         }
     }
@@ -505,15 +533,15 @@ impl Ctx<'_> {
                 }
             };
             let pos = (p + n - slot.learner) % n - 1;
-            let Some(agent) = slot.agents[pos].as_mut() else {
+            let Some(agent) = slot.agents[pos].as_mut().map(Owned::get) else {
                 return Ok(());
             };
             let a = agent.act(self.game, &slot.state, p);
             if let Err(e) = self.apply(slot, out, j, i, a) {
                 return Err(Illegal {
                     agent: slot.agents[pos]
-                        .as_ref()
-                        .map_or_else(String::new, |a| a.name()),
+                        .as_mut()
+                        .map_or_else(String::new, |a| a.get().name()),
                     seat: p,
                     action: a,
                     game: i as u64,

@@ -2,8 +2,10 @@
 
 What it shows:
 
-* the learner in seat 0 of every game of a vectorized env, a built-in
-  ``uno_attack.Agent`` (``random-play`` by default) in every other seat;
+* the learner in seat 0 of every game of a single-agent vectorized env
+  (``VecEnv(..., opponents=..., seat=0)``): a built-in agent (``random-play``
+  by default) plays every other seat, stepped in Rust, so every row of a
+  step is a learner decision;
 * a linear softmax policy over the observation with the legal-action mask
   applied to the logits (illegal actions get probability exactly 0);
 * REINFORCE on the win reward at the end of each round, with a linear state
@@ -17,11 +19,7 @@ Games that finish early are auto-reset by the env and keep stepping (they must
 get an action) but what happens in them is ignored until the next reset; the
 update waits for the longest round.
 
-The opponents are stepped from Python, one ``agent.act(env.state(i))`` per game
-whose turn it is: a few microseconds each, which (not the Rust step) is what
-limits the speed here, so the env counts stay modest.
-
-    python python/examples/reinforce_numpy.py            # ~15 s on 2 cores
+    python python/examples/reinforce_numpy.py            # ~10 s on 2 cores
     python python/examples/reinforce_numpy.py --opponent heuristic --updates 300
 """
 
@@ -100,17 +98,14 @@ class LinearPolicy:
         return {"entropy": float(entropy.mean()), "value_mse": float(np.mean(adv**2))}
 
 
-def play_rounds(env, opponents, policy, rng, seed):
+def play_rounds(env, policy, rng, seed):
     """Plays one round in every game of ``env`` (dealt from ``seed``).
 
     Returns the learner's decisions ``(obs, mask, action, game index)`` and per
-    game its reward (seat 0, from ``env.rewards``) and whether it won.
+    game its reward and whether it won.
     """
     n = env.num_envs
-    obs, mask, seat = env.reset(seed=seed)
-    for seats in opponents:  # a new game: reseed the agents, forget any memory
-        for agent in seats.values():
-            agent.reset(int(rng.integers(2**63)))
+    obs, mask, _ = env.reset(seed=seed)  # the opponents are reseeded with the deals
     running = np.ones(n, dtype=bool)  # still in the first round since the reset
     reward, won = np.zeros(n), np.zeros(n, dtype=bool)
     decisions = []
@@ -118,26 +113,22 @@ def play_rounds(env, opponents, policy, rng, seed):
         # Games already finished have auto-reset into a round we ignore: any
         # legal action will do for them (here the lowest legal id).
         actions = mask.argmax(axis=1)
-        mine = np.flatnonzero(running & (seat == 0))
-        if mine.size:
-            # Fancy indexing copies: obs and mask are buffers the next step overwrites.
-            x, m = obs[mine].astype(np.float64), mask[mine].astype(bool)
-            a = policy.sample(x, m, rng)
-            actions[mine] = a
-            decisions.append((x, m, a, mine))
-        for i in np.flatnonzero(running & (seat != 0)):
-            # env.state(i) is a copy of game i's state; the agent acts for its
-            # seat to act (the state's current player).
-            actions[i] = opponents[i][int(seat[i])].act(env.state(int(i)))
-        obs, mask, seat, _, terminated, truncated = env.step(actions)
+        mine = np.flatnonzero(running)
+        # Fancy indexing copies: obs and mask are buffers the next step overwrites.
+        x, m = obs[mine].astype(np.float64), mask[mine].astype(bool)
+        a = policy.sample(x, m, rng)
+        actions[mine] = a
+        decisions.append((x, m, a, mine))
+        # One learner action per game; Rust plays the opponents up to the
+        # learner's next decision (or the round's end).
+        obs, mask, _, step_reward, terminated, truncated = env.step(actions)
         done = running & ((terminated | truncated) == 1)
-        # env.rewards holds every seat's reward for the games that just ended,
-        # whoever made the last move. A round cut short by the decision cap
-        # (truncated) gives every seat 0, which beats a loss: a losing learner
-        # soon learns to stall (draw and pass until the cap). So here a
-        # truncated round counts as a loss (-1/(N-1), what a losing seat gets).
+        # A round cut short by the decision cap (truncated) gives every seat 0,
+        # which beats a loss: a losing learner soon learns to stall (draw and
+        # pass until the cap). So here a truncated round counts as a loss
+        # (-1/(N-1), what a losing seat gets).
         reward[done] = np.where(truncated[done] == 1, -1 / (env.num_players - 1),
-                                env.rewards[done, 0])
+                                step_reward[done])
         won[done] = env.winner[done] == 0
         running &= ~done
     x, m, a, idx = (np.concatenate(z) for z in zip(*decisions))
@@ -145,20 +136,18 @@ def play_rounds(env, opponents, policy, rng, seed):
 
 
 def make_env(args, num_envs):
-    # One Rust thread: the Python loop over the opponents is the bottleneck.
-    env = uno_attack.VecEnv(args.rules, players=args.players, num_envs=num_envs,
-                            seed=args.seed, threads=1, episode="round", reward="win")
-    # One agent per game and seat: an agent may remember its previous decision
-    # (the heuristic does), so agents must not be shared between games.
-    opponents = [{s: uno_attack.Agent(args.opponent, seed=args.seed)
-                  for s in range(1, args.players)} for _ in range(num_envs)]
-    return env, opponents
+    # The learner in seat 0; `args.opponent` in every other seat, one agent per
+    # game and seat (an agent may remember its previous decision), reseeded
+    # from the env's seed with every deal.
+    return uno_attack.VecEnv(args.rules, players=args.players, num_envs=num_envs,
+                             seed=args.seed, threads=2, episode="round", reward="win",
+                             opponents=args.opponent, seat=0)
 
 
 def evaluate(args, policy, seed):
-    env, opponents = make_env(args, args.eval_games)
+    env = make_env(args, args.eval_games)
     rng = np.random.default_rng([args.seed, 1])
-    won = play_rounds(env, opponents, policy, rng, seed)[-1]
+    won = play_rounds(env, policy, rng, seed)[-1]
     return int(won.sum()), len(won)
 
 
@@ -192,8 +181,7 @@ def parse_args(argv=None):
     if not 0 <= args.seed < 2**62:
         ap.error("--seed must be in 0 .. 2**62 - 1")
     try:  # bad rules, table size or agent spec: a usage error, not a traceback
-        game = uno_attack.Game(args.rules, args.players)
-        uno_attack.Agent(args.opponent).act(game.new_state(0))
+        make_env(args, 1)
     except ValueError as e:
         ap.error(str(e))
     return args
@@ -206,10 +194,10 @@ def main(argv=None) -> dict:
     policy = LinearPolicy(args.lr, args.entropy)
     eval_seed = args.seed + 2**62  # the same deals for both evaluations; training uses < 2**62
     before = evaluate(args, policy, eval_seed)
-    env, opponents = make_env(args, args.envs)
+    env = make_env(args, args.envs)
     for u in range(1, args.updates + 1):
         seed = int(rng.integers(2**62))  # new deals for every update
-        x, m, a, idx, reward, won = play_rounds(env, opponents, policy, rng, seed)
+        x, m, a, idx, reward, won = play_rounds(env, policy, rng, seed)
         stats = policy.update(x, m, a, reward[idx])
         if not args.quiet and (u % 10 == 0 or u == 1):
             print(f"update {u:4d}  train win rate {won.mean():.3f}"

@@ -16,7 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple, PyType};
 use std::sync::{Arc, Mutex};
 use uno_env::obs::{ORACLE_SIZE, PIECES, encode, encode_oracle, write_mask};
-use uno_env::vec_env::{BatchMut, VecEnvError, terminal_rewards};
+use uno_env::vec_env::{BatchMut, terminal_rewards};
 use uno_env::{
     Action, EnvConfig, Episode, EventLog, Game, MAX_PLAYERS, NUM_ACTIONS, OBS_SIZE, OBS_VERSION,
     PRESETS, RewardMode, Rules, Scenario, State, VecEnv,
@@ -961,18 +961,6 @@ struct PyAgent {
     checked: Mutex<Vec<Arc<Game>>>,
 }
 
-/// The checkpoint directories behind a spec: a `checkpoint:` spec's own, or
-/// those of a `search:` spec's base (as the CLI's arena checks them).
-fn spec_checkpoints(spec: &uno_agents::AgentSpec, depth: usize) -> Vec<std::path::PathBuf> {
-    match spec {
-        uno_agents::AgentSpec::Checkpoint(dir) => vec![dir.clone()],
-        uno_agents::AgentSpec::Search(p) if depth < 8 => uno_agents::parse_spec(&p.base)
-            .map(|b| spec_checkpoints(&b, depth + 1))
-            .unwrap_or_default(),
-        _ => Vec::new(),
-    }
-}
-
 impl PyAgent {
     /// Checks once per game (the same rules and table size) that the agent's
     /// checkpoints were trained for it, with `check_compatible` as the CLI's
@@ -1022,7 +1010,7 @@ impl PyAgent {
         Ok(PyAgent {
             agent: Mutex::new(agent),
             spec: spec.to_string(),
-            checkpoints: spec_checkpoints(&parsed, 0),
+            checkpoints: parsed.checkpoints(),
             checked: Mutex::new(Vec::new()),
         })
     }
@@ -1074,10 +1062,93 @@ struct Arrays {
     legal_count: Py<PyArray1<u8>>,
 }
 
+/// The env behind a `VecEnv`: every seat's decisions (multi-agent), or one
+/// learner seat per game with built-in opponents stepped in Rust.
+enum Inner {
+    Multi(VecEnv),
+    Solo(uno_agents::SoloVecEnv),
+}
+
+impl Inner {
+    fn num_envs(&self) -> usize {
+        match self {
+            Inner::Multi(e) => e.num_envs(),
+            Inner::Solo(e) => e.num_envs(),
+        }
+    }
+    fn threads(&self) -> usize {
+        match self {
+            Inner::Multi(e) => e.threads(),
+            Inner::Solo(e) => e.threads(),
+        }
+    }
+    fn game(&self) -> &Game {
+        match self {
+            Inner::Multi(e) => e.game(),
+            Inner::Solo(e) => e.game(),
+        }
+    }
+    fn state(&self, i: usize) -> &State {
+        match self {
+            Inner::Multi(e) => e.state(i),
+            Inner::Solo(e) => e.state(i),
+        }
+    }
+    fn seed(&self) -> u64 {
+        match self {
+            Inner::Multi(e) => e.seed(),
+            Inner::Solo(e) => e.seed(),
+        }
+    }
+    fn reseed(&mut self, seed: u64) {
+        match self {
+            Inner::Multi(e) => e.reseed(seed),
+            Inner::Solo(e) => e.reseed(seed),
+        }
+    }
+    fn reset(&mut self, b: BatchMut<'_>) -> Result<(), String> {
+        match self {
+            Inner::Multi(e) => e.reset(b).map_err(|e| e.to_string()),
+            Inner::Solo(e) => e.reset(b).map_err(|e| e.to_string()),
+        }
+    }
+    fn step(&mut self, actions: &[u32], b: BatchMut<'_>) -> Result<(), String> {
+        match self {
+            Inner::Multi(e) => e.step(actions, b).map_err(|e| e.to_string()),
+            Inner::Solo(e) => e.step(actions, b).map_err(|e| e.to_string()),
+        }
+    }
+    fn step_random(&mut self, b: BatchMut<'_>, write_obs: bool) -> Result<(), String> {
+        match self {
+            Inner::Multi(e) => e.step_random(b, write_obs).map_err(|e| e.to_string()),
+            Inner::Solo(e) => e.step_random(b, write_obs).map_err(|e| e.to_string()),
+        }
+    }
+}
+
+/// Agent specs from `opponents=`: one string (every opponent seat) or a
+/// sequence of strings (one per seat after the learner's).
+fn opponent_specs(opponents: &Bound<'_, PyAny>) -> PyResult<Vec<uno_agents::AgentSpec>> {
+    let names: Vec<String> = if let Ok(s) = opponents.cast::<PyString>() {
+        vec![s.to_string()]
+    } else {
+        opponents.extract().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "opponents must be an agent spec string or a list of them, got {}",
+                type_name(opponents)
+            ))
+        })?
+    };
+    names
+        .iter()
+        .map(|n| uno_agents::parse_spec(n).map_err(value_error))
+        .collect()
+}
+
 /// A batch of games stepped together in Rust (auto-reset; see the Python docs).
 #[pyclass(name = "VecEnv", module = "uno_attack._core")]
 struct PyVecEnv {
-    env: VecEnv,
+    env: Inner,
     /// The compiled game, shared by every `state(i)` and `game` handed out
     /// (one copy per env, not per call; agents recognise it by pointer).
     game: Arc<Game>,
@@ -1090,7 +1161,7 @@ impl PyVecEnv {
     fn with_batch<R: Send>(
         &mut self,
         py: Python<'_>,
-        f: impl FnOnce(&mut VecEnv, &[u32], BatchMut<'_>) -> R + Send,
+        f: impl FnOnce(&mut Inner, &[u32], BatchMut<'_>) -> R + Send,
     ) -> PyResult<R> {
         let a = &self.arrays;
         let mut obs = a.obs.bind(py).try_readwrite().map_err(value_error)?;
@@ -1255,10 +1326,13 @@ impl PyVecEnv {
 #[pymethods]
 impl PyVecEnv {
     /// `VecEnv(rules="attack-2010", players=4, num_envs=1024, seed=0, threads=1,
-    /// episode="round", reward="win", legal_ids=False)`.
+    /// episode="round", reward="win", legal_ids=False, opponents=None, seat=None)`.
+    /// With `opponents` (an agent spec, or one per seat after the learner's)
+    /// the env is single-agent: built-in agents play every other seat in Rust
+    /// and every row is a decision of the learner, in `seat` (`None`: rotating).
     #[new]
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (rules = None, players = 4, num_envs = 1024, seed = 0, threads = 1, episode = "round", reward = "win", legal_ids = false))]
+    #[pyo3(signature = (rules = None, players = 4, num_envs = 1024, seed = 0, threads = 1, episode = "round", reward = "win", legal_ids = false, opponents = None, seat = None))]
     fn new(
         py: Python<'_>,
         rules: Option<&Bound<'_, PyAny>>,
@@ -1269,6 +1343,8 @@ impl PyVecEnv {
         episode: &str,
         reward: &str,
         legal_ids: bool,
+        opponents: Option<&Bound<'_, PyAny>>,
+        seat: Option<i128>,
     ) -> PyResult<Self> {
         let players = players_arg(players)?;
         let num_envs = size_arg(num_envs, "num_envs")?;
@@ -1283,7 +1359,39 @@ impl PyVecEnv {
             episode: episode_from_str(episode)?,
             reward: reward_from_str(reward)?,
         };
-        let env = VecEnv::new(config, num_envs, seed, threads).map_err(value_error)?;
+        let env = match opponents {
+            None => {
+                if seat.is_some() {
+                    return Err(value_error(
+                        "seat= picks the learner's seat of a single-agent env: give opponents= too",
+                    ));
+                }
+                Inner::Multi(VecEnv::new(config, num_envs, seed, threads).map_err(value_error)?)
+            }
+            Some(o) => {
+                let specs = opponent_specs(o)?;
+                let seat = match seat {
+                    None => None,
+                    Some(s) if (0..players as i128).contains(&s) => Some(s as usize),
+                    Some(s) => {
+                        return Err(value_error(format!(
+                            "the learner's seat must be in 0..{players}, not {s}"
+                        )));
+                    }
+                };
+                let env = py
+                    .detach(|| {
+                        uno_agents::SoloVecEnv::new(config, num_envs, seed, threads, &specs, seat)
+                    })
+                    .map_err(value_error)?;
+                for note in env.notes() {
+                    let message =
+                        std::ffi::CString::new(note.replace('\0', " ")).map_err(value_error)?;
+                    PyErr::warn(py, &py.get_type::<PyUserWarning>(), &message, 1)?;
+                }
+                Inner::Solo(env)
+            }
+        };
         let n = num_envs;
         let winner = PyArray1::<i32>::from_vec(py, vec![-1; n]);
         // The legal-id lists are optional: zero rows turn them off.
@@ -1340,10 +1448,7 @@ impl PyVecEnv {
     ) -> PyResult<Bound<'py, PyTuple>> {
         self.load_actions(actions)?;
         self.with_batch(py, |env, acts, b| env.step(acts, b))?
-            .map_err(|e| match e {
-                VecEnvError::Config(c) => value_error(c),
-                e @ VecEnvError::Action { .. } => value_error(e),
-            })?;
+            .map_err(value_error)?;
         self.step_tuple(py)
     }
 
@@ -1403,6 +1508,16 @@ impl PyVecEnv {
     #[getter]
     fn threads(&self) -> usize {
         self.env.threads()
+    }
+
+    /// The opponents' specs, one per seat after the learner's, of a
+    /// single-agent env (`None` for a multi-agent one).
+    #[getter]
+    fn opponents(&self) -> Option<Vec<String>> {
+        match &self.env {
+            Inner::Multi(_) => None,
+            Inner::Solo(e) => Some(e.opponents().iter().map(|s| s.to_string()).collect()),
+        }
     }
 
     /// Players per table.
@@ -1487,8 +1602,12 @@ impl PyVecEnv {
     }
 
     fn __repr__(&self) -> String {
+        let opponents = match self.opponents() {
+            Some(o) => format!(", opponents={o:?}"),
+            None => String::new(),
+        };
         format!(
-            "VecEnv(rules={:?}, players={}, num_envs={}, threads={})",
+            "VecEnv(rules={:?}, players={}, num_envs={}, threads={}{opponents})",
             self.env.game().rules().name,
             self.env.game().num_players(),
             self.env.num_envs(),

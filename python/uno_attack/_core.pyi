@@ -161,7 +161,13 @@ class VecEnv:
         episode: str = "round",
         reward: str = "win",
         legal_ids: bool = False,
-    ) -> None: ...
+        opponents: Optional[Union[str, Sequence[str]]] = None,
+        seat: Optional[int] = None,
+    ) -> None:
+        """With ``opponents`` (an Agent spec, or one per seat after the learner's) the env is
+        single-agent: built-in agents play the other seats in Rust and every row is a decision
+        of the learner, in ``seat`` (``None``: rotating, ``(i + k) % players`` in episode k of
+        game i)."""
     def reset(
         self, seed: Optional[int] = None
     ) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.uint8], npt.NDArray[np.int32]]:
@@ -188,6 +194,9 @@ class VecEnv:
         ``game.new_state(seed ^ (k * 0x9E3779B97F4A7C15 % 2**64), stream=i)``."""
     @property
     def threads(self) -> int: ...
+    @property
+    def opponents(self) -> Optional[List[str]]:
+        """The opponents' specs, one per seat after the learner's (None: multi-agent)."""
     @property
     def num_players(self) -> int: ...
     @property

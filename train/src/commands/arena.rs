@@ -4,7 +4,7 @@
 use super::{CmdResult, parse_count, parse_threads};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
-use uno_agents::{ArenaConfig, LeagueConfig, parse_spec, parse_spec_list, run_arena, run_league};
+use uno_agents::{ArenaConfig, LeagueConfig, parse_spec_list, run_arena, run_league};
 use uno_env::Rules;
 
 /// Flags of `arena`.
@@ -57,15 +57,10 @@ pub fn run(a: Args) -> CmdResult {
     let specs = parse_spec_list(&a.agents).map_err(|e| e.to_string())?;
     // A checkpoint must have been trained for these rules (and this observation layout).
     let game = uno_env::Game::new(rules.clone(), a.players).map_err(|e| e.to_string())?;
-    for spec in &specs {
-        // A search's base may be a checkpoint too.
-        let base = match spec {
-            uno_agents::AgentSpec::Search(p) => parse_spec(&p.base).ok(),
-            _ => None,
-        };
-        if let uno_agents::AgentSpec::Checkpoint(dir) = base.as_ref().unwrap_or(spec)
-            && let Some(note) =
-                uno_agents::neural::check_compatible(dir, &game).map_err(|e| e.to_string())?
+    // A search's base may be a checkpoint too.
+    for dir in specs.iter().flat_map(uno_agents::AgentSpec::checkpoints) {
+        if let Some(note) =
+            uno_agents::neural::check_compatible(&dir, &game).map_err(|e| e.to_string())?
         {
             eprintln!("{note}");
         }
