@@ -62,7 +62,11 @@ def _register_gymnasium() -> None:
     except ImportError:
         return
     if "UnoAttack-v0" not in gymnasium.registry:
-        gymnasium.register(id="UnoAttack-v0", entry_point="uno_attack.gym:UnoAttackEnv")
+        gymnasium.register(
+            id="UnoAttack-v0",
+            entry_point="uno_attack.gym:UnoAttackEnv",
+            vector_entry_point="uno_attack.gym:UnoAttackVectorEnv",
+        )
 
 
 _register_gymnasium()

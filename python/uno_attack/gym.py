@@ -9,6 +9,10 @@ end of a round (``reward="points"``) or episode (``reward="win"``).
 
     import gymnasium, uno_attack
     env = gymnasium.make("UnoAttack-v0", rules="attack-2010", players=4, opponents="random")
+
+:class:`UnoAttackVectorEnv` is the same learner in N games at once, as a
+Gymnasium ``VectorEnv`` stepped in Rust (:class:`uno_attack.VecEnv` with
+``opponents=``); ``gymnasium.make_vec("UnoAttack-v0", num_envs=N, ...)`` builds it.
 """
 
 from __future__ import annotations
@@ -19,10 +23,13 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ._core import NUM_ACTIONS, OBS_SIZE, Agent, Game
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from ._core import NUM_ACTIONS, OBS_SIZE, Agent, Game, VecEnv
 from ._checks import action_id, check_choice, check_env_options
 
-__all__ = ["UnoAttackEnv"]
+__all__ = ["UnoAttackEnv", "UnoAttackVectorEnv"]
 
 
 class UnoAttackEnv(gymnasium.Env):
@@ -201,4 +208,109 @@ class UnoAttackEnv(gymnasium.Env):
         return text
 
     def close(self) -> None:
+        """Nothing to release."""
+
+
+class UnoAttackVectorEnv(VectorEnv):
+    """One learner against built-in opponents in ``num_envs`` games, stepped in Rust.
+
+    A Gymnasium ``VectorEnv`` over :class:`uno_attack.VecEnv` with ``opponents=``:
+    every row of every step is a decision of the learner; the opponents' moves
+    in between are played in Rust (hand-written agents on ``threads`` threads, a
+    ``checkpoint:`` network batched across games). Autoreset is same-step
+    (``AutoresetMode.SAME_STEP``): a finished game is dealt anew within the step,
+    the returned observation is the new episode's first, and the episode's last
+    observation is in ``info["final_obs"]`` (an object array, ``None`` where no
+    episode ended; ``info["_final_obs"]`` marks the games). ``info["action_mask"]``
+    (int8 [n, 98]) and ``info["seat"]`` (the learner's seat per game) come with
+    every reset and step. Observations and infos are fresh arrays (copies of the
+    Rust buffers), safe to keep.
+
+    Args:
+        num_envs: games stepped together.
+        rules, players, opponents, episode, reward: as :class:`UnoAttackEnv`.
+        seat: the learner's seat in every game, or ``"rotate"`` (episode k of game
+            i seats it at ``(i + k) % players``).
+        threads: Rust threads stepping the opponents.
+        illegal_action: only ``"raise"``: an illegal action raises ValueError
+            naming the game, and no game changes.
+
+    ``reset(seed=s)`` deals every game from ``s`` (the same deals for the same
+    seed, in Rust and here); ``reset()`` without a seed deals new games from the
+    env's generator. A round cut at the decision cap is ``truncated`` and pays 0.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int = 16,
+        rules: Union[str, dict] = "attack-2010",
+        players: int = 4,
+        opponents: Union[str, Sequence[str]] = "random",
+        seat: Union[int, str] = 0,
+        episode: str = "round",
+        reward: str = "win",
+        threads: int = 1,
+        illegal_action: str = "raise",
+        render_mode: Optional[str] = None,
+    ) -> None:
+        check_env_options(episode, reward, None, [])
+        check_choice("illegal_action", illegal_action, ("raise",))
+        if render_mode is not None:
+            raise ValueError("the vector env does not render: make it with render_mode=None")
+        if seat == "rotate":
+            learner = None
+        elif isinstance(seat, (int, np.integer)) and not isinstance(seat, bool):
+            learner = int(seat)
+        else:
+            raise ValueError(f"seat must be a seat number or 'rotate', not {seat!r}")
+        self._env = VecEnv(rules, players, num_envs, seed=0, threads=threads, episode=episode,
+                           reward=reward, opponents=opponents, seat=learner)
+        self.num_envs = num_envs
+        self.game = self._env.game
+        self.render_mode = None
+        self.single_observation_space = spaces.Box(-1.0, np.inf, shape=(OBS_SIZE,), dtype=np.float32)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+
+    @property
+    def opponents(self):
+        """The opponents' specs, one per seat after the learner's."""
+        return self._env.opponents
+
+    def _info(self) -> dict:
+        n = self.num_envs
+        return {
+            "action_mask": self._env.mask.astype(np.int8),
+            "_action_mask": np.ones(n, dtype=bool),
+            "seat": self._env.seat.copy(),
+            "_seat": np.ones(n, dtype=bool),
+        }
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        """Deals every game (from ``seed`` when given); returns ``(observations, infos)``."""
+        super().reset(seed=seed)
+        if seed is None:
+            seed = int(self.np_random.integers(0, 2**63 - 1))
+        obs, _, _ = self._env.reset(seed=seed)
+        return obs.copy(), self._info()
+
+    def step(self, actions):
+        """One learner action per game; returns ``(obs, rewards, terminations,
+        truncations, infos)`` after the opponents have played up to the learner's
+        next decision (or the episode's end and the next deal)."""
+        obs, _, _, reward, terminated, truncated = self._env.step(actions)
+        done = (terminated | truncated).astype(bool)
+        info = self._info()
+        if done.any():
+            final = np.full(self.num_envs, None, dtype=object)
+            for i in np.flatnonzero(done):
+                final[i] = self._env.final_obs[i].copy()
+            info["final_obs"] = final
+            info["_final_obs"] = done
+        return (obs.copy(), reward.copy(), terminated.astype(bool), truncated.astype(bool), info)
+
+    def close_extras(self, **kwargs) -> None:
         """Nothing to release."""

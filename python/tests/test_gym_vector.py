@@ -1,0 +1,99 @@
+"""The Gymnasium vector env (``make_vec("UnoAttack-v0")``): a VectorEnv over VecEnv(opponents=...)."""
+
+import numpy as np
+import pytest
+
+gymnasium = pytest.importorskip("gymnasium")
+
+import uno_attack as ua  # noqa: E402
+from uno_attack.gym import UnoAttackVectorEnv  # noqa: E402
+
+
+def legal_random(rng, mask):
+    return np.argmax(rng.random(mask.shape) * (mask > 0), axis=1)
+
+
+def test_make_vec_builds_the_rust_vector_env():
+    env = gymnasium.make_vec("UnoAttack-v0", num_envs=8, rules="classic", players=3, opponents="heuristic")
+    assert isinstance(env.unwrapped, UnoAttackVectorEnv)
+    assert env.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
+    assert env.single_observation_space.shape == (ua.OBS_SIZE,)
+    assert env.action_space.shape == (8,)
+    obs, info = env.reset(seed=3)
+    assert obs.shape == (8, ua.OBS_SIZE) and obs.dtype == np.float32
+    assert info["action_mask"].shape == (8, 98) and info["action_mask"].dtype == np.int8
+    assert (info["seat"] == 0).all()
+    assert env.observation_space.contains(obs)
+    # The per-env Python env is still there for the other modes.
+    sync = gymnasium.make_vec("UnoAttack-v0", num_envs=2, vectorization_mode="sync", rules="classic", players=2)
+    assert isinstance(sync, gymnasium.vector.SyncVectorEnv)
+    sync.close()
+    env.close()
+
+
+def test_steps_match_the_rust_env_and_final_obs_is_kept():
+    n, seed = 16, 5
+    env = UnoAttackVectorEnv(n, rules="attack-2010", players=4, opponents="heuristic", seat="rotate", threads=2)
+    raw = ua.VecEnv("attack-2010", 4, num_envs=n, seed=seed, opponents="heuristic")
+    obs, info = env.reset(seed=seed)
+    r_obs, r_mask, r_seat = raw.reset()
+    np.testing.assert_array_equal(obs, r_obs)
+    np.testing.assert_array_equal(info["seat"], np.arange(n) % 4)
+    rng = np.random.default_rng(0)
+    finals = 0
+    for _ in range(300):
+        acts = legal_random(rng, info["action_mask"])
+        obs, reward, term, trunc, info = env.step(acts)
+        r_obs, r_mask, r_seat, r_reward, r_term, r_trunc = raw.step(acts)
+        np.testing.assert_array_equal(obs, r_obs)
+        np.testing.assert_array_equal(info["action_mask"], r_mask)
+        np.testing.assert_array_equal(reward, r_reward)
+        assert term.dtype == bool and trunc.dtype == bool
+        np.testing.assert_array_equal(term, r_term == 1)
+        done = term | trunc
+        if done.any():
+            np.testing.assert_array_equal(info["_final_obs"], done)
+            for i in range(n):
+                if done[i]:
+                    finals += 1
+                    np.testing.assert_array_equal(info["final_obs"][i], raw.final_obs[i])
+                else:
+                    assert info["final_obs"][i] is None
+        else:
+            assert "final_obs" not in info
+    assert finals > 10
+    # Returned arrays are copies: stepping again does not change them.
+    kept = obs.copy()
+    env.step(legal_random(rng, info["action_mask"]))
+    np.testing.assert_array_equal(obs, kept)
+
+
+def test_reset_seeds():
+    env = UnoAttackVectorEnv(4, rules="classic", players=2, opponents="random")
+    a, _ = env.reset(seed=1)
+    b, _ = env.reset(seed=1)
+    c, _ = env.reset()
+    d, _ = env.reset()
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(c, d)
+
+
+def test_bad_arguments_and_illegal_actions():
+    with pytest.raises(ValueError, match="seat must be"):
+        UnoAttackVectorEnv(2, rules="classic", players=2, seat="random")
+    with pytest.raises(ValueError, match="illegal_action"):
+        UnoAttackVectorEnv(2, rules="classic", players=2, illegal_action="lose")
+    with pytest.raises(ValueError, match="render"):
+        UnoAttackVectorEnv(2, rules="classic", players=2, render_mode="ansi")
+    with pytest.raises(ValueError, match="seat must be in 0..2"):
+        UnoAttackVectorEnv(2, rules="classic", players=2, seat=2)
+    with pytest.raises(ValueError, match="unknown agent"):
+        UnoAttackVectorEnv(2, rules="classic", players=2, opponents="nobody")
+    env = UnoAttackVectorEnv(3, rules="classic", players=2, opponents="heuristic")
+    obs, info = env.reset(seed=0)
+    acts = legal_random(np.random.default_rng(0), info["action_mask"])
+    acts[1] = int(np.flatnonzero(info["action_mask"][1] == 0)[0])
+    with pytest.raises(ValueError, match="game 1"):
+        env.step(acts)
+    with pytest.raises(TypeError):
+        env.step(acts.astype(float))
