@@ -32,6 +32,56 @@ pub struct BenchReport {
     pub steps_per_sec_per_thread: f64,
     /// `size_of::<State>()` in bytes.
     pub state_bytes: usize,
+    /// Built-in opponents of a single-agent env (`uno-attack bench
+    /// --opponents`); its steps are the learner's decisions only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub opponents: Option<String>,
+}
+
+/// What [`measure`] counted.
+#[derive(Clone, Copy, Debug)]
+pub struct Measured {
+    /// Steps (rows) taken.
+    pub steps: u64,
+    /// Episodes finished.
+    pub episodes: u64,
+    /// Wall time in seconds.
+    pub seconds: f64,
+}
+
+/// Calls `step` (one batched step of `envs` games writing into `buf`) 20
+/// times to warm up, then for about `seconds`, counting steps and finished
+/// episodes. The timing loop of every environment benchmark.
+pub fn measure<E>(
+    envs: usize,
+    seconds: f64,
+    buf: &mut Buffers,
+    mut step: impl FnMut(&mut Buffers) -> Result<(), E>,
+) -> Result<Measured, E> {
+    for _ in 0..20 {
+        step(buf)?;
+    }
+    let budget = Duration::from_secs_f64(seconds.max(0.01));
+    let start = Instant::now();
+    let mut steps = 0u64;
+    let mut episodes = 0u64;
+    while start.elapsed() < budget {
+        for _ in 0..16 {
+            step(buf)?;
+            steps += envs as u64;
+            episodes += buf
+                .terminated
+                .iter()
+                .chain(&buf.truncated)
+                .map(|&d| d as u64)
+                .sum::<u64>();
+        }
+    }
+    Ok(Measured {
+        steps,
+        episodes,
+        seconds: start.elapsed().as_secs_f64(),
+    })
 }
 
 /// Steps `envs` random games for about `seconds` and reports the rate.
@@ -49,39 +99,34 @@ pub fn run(
     let threads = env.threads();
     let mut buf = Buffers::new(envs);
     env.reset(buf.batch())?;
-    // Warm-up.
-    for _ in 0..20 {
-        env.step_random(buf.batch(), obs)?;
-    }
-    let budget = Duration::from_secs_f64(seconds.max(0.01));
-    let start = Instant::now();
-    let mut steps = 0u64;
-    let mut episodes = 0u64;
-    while start.elapsed() < budget {
-        for _ in 0..16 {
-            env.step_random(buf.batch(), obs)?;
-            steps += envs as u64;
-            episodes += buf
-                .terminated
-                .iter()
-                .chain(&buf.truncated)
-                .map(|&d| d as u64)
-                .sum::<u64>();
+    let m = measure(envs, seconds, &mut buf, |b| env.step_random(b.batch(), obs))?;
+    Ok(BenchReport::new(rules, players, envs, threads, obs, m))
+}
+
+impl BenchReport {
+    /// A report of `m`, measured on `threads` threads.
+    pub fn new(
+        rules: String,
+        players: usize,
+        envs: usize,
+        threads: usize,
+        obs: bool,
+        m: Measured,
+    ) -> BenchReport {
+        let rate = m.steps as f64 / m.seconds;
+        BenchReport {
+            rules,
+            players,
+            envs,
+            threads,
+            obs,
+            steps: m.steps,
+            episodes: m.episodes,
+            seconds: m.seconds,
+            steps_per_sec: rate,
+            steps_per_sec_per_thread: rate / threads.max(1) as f64,
+            state_bytes: std::mem::size_of::<State>(),
+            opponents: None,
         }
     }
-    let secs = start.elapsed().as_secs_f64();
-    let rate = steps as f64 / secs;
-    Ok(BenchReport {
-        rules,
-        players,
-        envs,
-        threads,
-        obs,
-        steps,
-        episodes,
-        seconds: secs,
-        steps_per_sec: rate,
-        steps_per_sec_per_thread: rate / threads.max(1) as f64,
-        state_bytes: std::mem::size_of::<State>(),
-    })
 }

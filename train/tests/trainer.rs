@@ -219,6 +219,22 @@ fn cli_rejects_bad_flags_with_exit_code_2() {
         vec!["bench", "--envs", "0"],
         vec!["bench", "--envs", "100000000", "--seconds", "0.1"],
         vec!["bench", "--threads", "257"],
+        vec!["bench", "--opponents", "nobody", "--seconds", "0.1"],
+        vec![
+            "bench",
+            "--rules",
+            "attack-2010",
+            "--players",
+            "2",
+            "--opponents",
+            concat!(
+                "checkpoint:",
+                env!("CARGO_MANIFEST_DIR"),
+                "/../checkpoints/classic-2p"
+            ),
+            "--seconds",
+            "0.1",
+        ],
         // Negative numbers are values (an invalid seed), not unknown flags.
         vec!["simulate", "--seed", "-1"],
         vec!["simulate", "--games", "0"],
@@ -304,6 +320,43 @@ fn cli_counts_accept_exponents_and_name_the_bad_value() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--seconds"), "{err}");
     assert!(!err.contains("--envs"), "names only the bad flag: {err}");
+}
+
+#[test]
+fn cli_bench_measures_the_single_agent_env() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_uno-attack"))
+        .args([
+            "bench",
+            "--rules",
+            "classic",
+            "--players",
+            "3",
+            "--envs",
+            "64",
+            "--threads",
+            "2",
+            "--seconds",
+            "0.2",
+            "--opponents",
+            "heuristic,random",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let runs = v.as_array().unwrap();
+    assert_eq!(runs.len(), 2, "{v}");
+    for r in runs {
+        assert_eq!(r["opponents"], "heuristic,random", "{r}");
+        assert_eq!(r["threads"], 2, "{r}");
+        assert!(r["steps"].as_u64().unwrap() >= 64 * 16, "{r}");
+        assert!(r["episodes"].as_u64().unwrap() > 0, "{r}");
+    }
 }
 
 #[test]

@@ -27,6 +27,12 @@ pub struct Args {
     /// Seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Measure the single-agent env instead: these agents (one spec for
+    /// every other seat, or a comma-separated list, one per seat after the
+    /// learner's) play every seat but a rotating learner's, whose random
+    /// legal actions are the counted steps.
+    #[arg(long)]
+    opponents: Option<String>,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -56,8 +62,11 @@ pub fn run(a: Args) -> CmdResult {
     let mut reports = Vec::new();
     for &obs in modes {
         let cfg = EnvConfig::new(game.rules().clone(), a.players);
-        let r = bench::run(cfg, a.envs, a.threads, a.seconds, obs, a.seed)
-            .map_err(|e| e.to_string())?;
+        let r = match &a.opponents {
+            None => bench::run(cfg, a.envs, a.threads, a.seconds, obs, a.seed)
+                .map_err(|e| e.to_string())?,
+            Some(spec) => solo(cfg, &a, spec, obs)?,
+        };
         if !a.json {
             println!(
                 "{} · {}p · {} envs · {} thread(s) · {}: {:.2}M steps/s ({:.2}M per thread), {} episodes, state {} bytes",
@@ -65,10 +74,11 @@ pub fn run(a: Args) -> CmdResult {
                 r.players,
                 r.envs,
                 r.threads,
-                if obs {
-                    "engine + obs + mask"
-                } else {
-                    "engine only"
+                match (&r.opponents, obs) {
+                    (Some(_), true) => "learner decisions, with obs + mask",
+                    (Some(_), false) => "learner decisions, engine only",
+                    (None, true) => "engine + obs + mask",
+                    (None, false) => "engine only",
                 },
                 r.steps_per_sec / 1e6,
                 r.steps_per_sec_per_thread / 1e6,
@@ -85,4 +95,25 @@ pub fn run(a: Args) -> CmdResult {
         );
     }
     Ok(())
+}
+
+/// Benchmarks the single-agent env: random learner actions against `spec`.
+fn solo(cfg: EnvConfig, a: &Args, spec: &str, obs: bool) -> Result<bench::BenchReport, String> {
+    crate::commands::register_neural();
+    let specs = uno_agents::parse_spec_list(spec).map_err(|e| e.to_string())?;
+    let (rules, players) = (cfg.rules.name.clone(), cfg.players);
+    let mut env = uno_agents::SoloVecEnv::new(cfg, a.envs, a.seed, a.threads, &specs, None)
+        .map_err(|e| e.to_string())?;
+    for note in env.notes() {
+        eprintln!("{note}");
+    }
+    let mut buf = uno_env::Buffers::new(a.envs);
+    env.reset(buf.batch()).map_err(|e| e.to_string())?;
+    let m = bench::measure(a.envs, a.seconds, &mut buf, |b| {
+        env.step_random(b.batch(), obs)
+    })
+    .map_err(|e| e.to_string())?;
+    let mut r = bench::BenchReport::new(rules, players, a.envs, env.threads(), obs, m);
+    r.opponents = Some(spec.to_string());
+    Ok(r)
 }
