@@ -273,15 +273,9 @@ impl SoloVecEnv {
 
     /// Restarts every game at episode 0 from the base seed, plays the
     /// opponents up to the learner's first decision and writes it.
-    pub fn reset(&mut self, out: BatchMut<'_>) -> Result<(), AgentError> {
-        let n = self.num_envs();
-        out.check(n)?;
-        out.reward.fill(0.0);
-        out.rewards.fill(0.0);
-        out.terminated.fill(0);
-        out.truncated.fill(0);
-        out.winner.fill(-1);
-        out.episode_len.fill(0);
+    pub fn reset(&mut self, mut out: BatchMut<'_>) -> Result<(), AgentError> {
+        out.check(self.num_envs())?;
+        out.clear_results();
         {
             let ctx = Ctx {
                 game: &self.game,

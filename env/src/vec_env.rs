@@ -134,6 +134,17 @@ impl BatchMut<'_> {
         Ok(())
     }
 
+    /// Clears what a step reports (rewards, done flags, episode length and
+    /// winner, the latter -1): the state of the buffers after a reset.
+    pub fn clear_results(&mut self) {
+        self.reward.fill(0.0);
+        self.rewards.fill(0.0);
+        self.terminated.fill(0);
+        self.truncated.fill(0);
+        self.winner.fill(-1);
+        self.episode_len.fill(0);
+    }
+
     /// A shorter-lived view of the same buffers (to hand them out more than once).
     pub fn reborrow(&mut self) -> BatchMut<'_> {
         BatchMut {
@@ -455,12 +466,7 @@ impl VecEnv {
             self.earlier[i] = 0;
             self.pickers[i] = Picker::new(self.seed, i as u64);
         }
-        out.reward.fill(0.0);
-        out.rewards.fill(0.0);
-        out.terminated.fill(0);
-        out.truncated.fill(0);
-        out.winner.fill(-1);
-        out.episode_len.fill(0);
+        out.clear_results();
         for (i, s) in self.states.iter().enumerate() {
             self.masks[i] = write_current(&self.game, s, &mut out, i, true);
         }
