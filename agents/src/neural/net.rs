@@ -272,6 +272,61 @@ impl PolicyValueNet {
         Ok(net)
     }
 
+    /// The parameter-wise mean of networks of one shape (weight averaging, as
+    /// in stochastic weight averaging over a run's snapshots). Networks of
+    /// other shapes, or with LayerNorm, are refused.
+    pub fn average(nets: &[&PolicyValueNet], device: &Device) -> Result<Self, NeuralError> {
+        let Some(first) = nets.first() else {
+            return Err(NeuralError::InvalidConfig("no networks to average".into()));
+        };
+        for n in nets {
+            if !n.norms.is_empty()
+                || n.hidden() != first.hidden()
+                || (n.obs_dim, n.num_actions) != (first.obs_dim, first.num_actions)
+            {
+                return Err(NeuralError::InvalidConfig(format!(
+                    "cannot average networks of shapes {}→{:?}→{} and {}→{:?}→{} (or with LayerNorm)",
+                    first.obs_dim,
+                    first.hidden(),
+                    first.num_actions,
+                    n.obs_dim,
+                    n.hidden(),
+                    n.num_actions
+                )));
+            }
+        }
+        let k = nets.len() as f32;
+        let mean = |layer: &dyn Fn(&PolicyValueNet) -> &Linear| -> Result<(Vec<f32>, Vec<f32>), NeuralError> {
+            let mut w: Vec<f32> = Vec::new();
+            let mut b: Vec<f32> = Vec::new();
+            for n in nets {
+                let l = layer(n);
+                let lw = host(l.weight.val())?;
+                let lb = match &l.bias {
+                    Some(bias) => host(bias.val())?,
+                    None => vec![0.0; l.weight.dims()[1]],
+                };
+                if w.is_empty() {
+                    w = vec![0.0; lw.len()];
+                    b = vec![0.0; lb.len()];
+                }
+                w.iter_mut().zip(&lw).for_each(|(a, x)| *a += x / k);
+                b.iter_mut().zip(&lb).for_each(|(a, x)| *a += x / k);
+            }
+            Ok((w, b))
+        };
+        let mut net = (*first).clone();
+        for j in 0..net.trunk.len() {
+            let (w, b) = mean(&|n: &PolicyValueNet| &n.trunk[j])?;
+            set_linear(&mut net.trunk[j], w, b, device);
+        }
+        let (w, b) = mean(&|n: &PolicyValueNet| &n.policy)?;
+        set_linear(&mut net.policy, w, b, device);
+        let (w, b) = mean(&|n: &PolicyValueNet| &n.value)?;
+        set_linear(&mut net.value, w, b, device);
+        Ok(net)
+    }
+
     /// The same network reading a longer observation whose first `obs_dim()` values are the
     /// old ones: the input layer gets zero weights for the added values, so on any vector that
     /// extends an old one it computes exactly what the old network computed (used to load
@@ -408,6 +463,45 @@ mod tests {
         }
         let small = PolicyValueNet::new_seeded(&config(&[8]), &dev, 3).expect("net");
         assert!(small.widened_input(4, &dev).is_err(), "narrower input");
+    }
+
+    #[test]
+    fn an_average_is_the_parameter_wise_mean() {
+        let dev = Device::flex();
+        let a = PolicyValueNet::new_seeded(&config(&[8, 6]), &dev, 3).expect("net");
+        let b = PolicyValueNet::new_seeded(&config(&[8, 6]), &dev, 4).expect("net");
+        let x: Vec<f32> = (0..5 * 7)
+            .map(|i| ((i * 13 % 7) as f32 - 3.0) / 2.0)
+            .collect();
+        // The mean of copies of one network is that network.
+        let same = PolicyValueNet::average(&[&a, &a, &a], &dev).expect("avg");
+        let ((l, v), (l0, v0)) = (outputs(&same, &x, 7), outputs(&a, &x, 7));
+        let max = l.iter().chain(&v).zip(l0.iter().chain(&v0));
+        let max = max.map(|(p, q)| (p - q).abs()).fold(0.0, f32::max);
+        assert!(max < 1e-6, "outputs differ by {max}");
+        let ab = PolicyValueNet::average(&[&a, &b], &dev).expect("avg");
+        for (m, (p, q)) in [
+            (&ab.trunk[0], (&a.trunk[0], &b.trunk[0])),
+            (&ab.trunk[1], (&a.trunk[1], &b.trunk[1])),
+            (&ab.policy, (&a.policy, &b.policy)),
+            (&ab.value, (&a.value, &b.value)),
+        ] {
+            let w = host(m.weight.val()).expect("w");
+            let (wp, wq) = (
+                host(p.weight.val()).expect("w"),
+                host(q.weight.val()).expect("w"),
+            );
+            assert!(
+                w.iter()
+                    .zip(wp.iter().zip(&wq))
+                    .all(|(m, (p, q))| (m - (p + q) / 2.0).abs() < 1e-6)
+            );
+            assert!(wp != wq, "the two networks differ");
+        }
+        let other = PolicyValueNet::new_seeded(&config(&[8, 5]), &dev, 3).expect("net");
+        let err = PolicyValueNet::average(&[&a, &other], &dev).expect_err("shapes");
+        assert!(err.to_string().contains("cannot average"), "{err}");
+        assert!(PolicyValueNet::average(&[], &dev).is_err());
     }
 
     #[test]
