@@ -33,6 +33,14 @@ pub enum AgentSpec {
 }
 
 impl AgentSpec {
+    /// Whether the agent remembers anything between decisions (the
+    /// heuristic remembers its last one, to judge a Wild Draw Four
+    /// challenge; a search's base may), so one instance must not serve
+    /// several games at once. The others decide from the state alone.
+    pub fn remembers(&self) -> bool {
+        matches!(self, AgentSpec::Heuristic(_) | AgentSpec::Search(_))
+    }
+
     /// The checkpoint directories the spec plays from: a `checkpoint:` spec's
     /// own, or those of a `search:` spec's base (what a caller checks against
     /// the game before playing).
@@ -249,6 +257,21 @@ mod tests {
         assert_eq!(p.wild_penalty, 2.5);
         assert!(!p.stack);
         assert_eq!(parse_spec(&h.to_string()).unwrap(), h);
+    }
+
+    #[test]
+    fn only_the_heuristic_and_search_remember() {
+        for (s, remembers) in [
+            ("random", false),
+            ("random-play", false),
+            ("first-legal", false),
+            ("greedy", false),
+            ("checkpoint:runs/a", false),
+            ("heuristic", true),
+            ("search:samples=2", true),
+        ] {
+            assert_eq!(parse_spec(s).unwrap().remembers(), remembers, "{s}");
+        }
     }
 
     #[test]

@@ -959,6 +959,8 @@ struct PyAgent {
     checkpoints: Vec<std::path::PathBuf>,
     /// Games the checkpoints were found compatible with (checked once per game).
     checked: Mutex<Vec<Arc<Game>>>,
+    /// The agent remembers its decisions (one instance per game only).
+    remembers: bool,
 }
 
 impl PyAgent {
@@ -1012,6 +1014,7 @@ impl PyAgent {
             spec: spec.to_string(),
             checkpoints: parsed.checkpoints(),
             checked: Mutex::new(Vec::new()),
+            remembers: parsed.remembers(),
         })
     }
 
@@ -1033,6 +1036,44 @@ impl PyAgent {
         self.check_game(py, &state.game)?;
         let mut agent = self.agent.lock().map_err(value_error)?;
         Ok(agent.act(&state.game, &state.state, seat))
+    }
+
+    /// The action of the seat to act in every game of `env` (a `VecEnv`):
+    /// int64 [num_envs], ready for `env.step`. A checkpoint agent decides
+    /// them all in one batched forward pass. Only for agents that remember
+    /// nothing between decisions (not `heuristic` or `search`, which need
+    /// one instance per game): ValueError for those.
+    fn act_batch<'py>(
+        &self,
+        py: Python<'py>,
+        env: PyRef<'py, PyVecEnv>,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        if self.remembers {
+            return Err(value_error(format!(
+                "`{}` remembers its decisions, so one instance cannot play many games at once: use one Agent per game and act()",
+                self.spec
+            )));
+        }
+        self.check_game(py, &env.game)?;
+        let inner = &env.env;
+        let n = inner.num_envs();
+        let states: Vec<&State> = (0..n).map(|i| inner.state(i)).collect();
+        let seats: Vec<usize> = states
+            .iter()
+            .map(|s| s.current_player().unwrap_or(0))
+            .collect();
+        let mut out = vec![0usize; n];
+        let game = inner.game();
+        let agent = &self.agent;
+        py.detach(|| -> PyResult<()> {
+            let mut agent = agent.lock().map_err(value_error)?;
+            agent.act_batch(game, &states, &seats, &mut out);
+            Ok(())
+        })?;
+        Ok(PyArray1::from_vec(
+            py,
+            out.into_iter().map(|a| a as i64).collect(),
+        ))
     }
 
     /// Reseeds the agent and forgets any memory.

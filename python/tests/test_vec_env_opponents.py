@@ -195,3 +195,34 @@ def test_bad_arguments_and_illegal_actions():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         env.step(random_actions(np.random.default_rng(0), mask))
+
+
+def test_agent_act_batch_plays_every_game_at_once():
+    spec = f"checkpoint:{CHECKPOINTS / 'classic-2p'}"
+    bot = ua.Agent(spec)
+    env = ua.VecEnv("classic", 2, num_envs=32, seed=4)
+    env.reset()
+    for _ in range(50):
+        acts = bot.act_batch(env)
+        assert acts.shape == (32,) and acts.dtype == np.int64
+        # The same choices as the agent asked game by game.
+        assert [bot.act(env.state(i)) for i in range(32)] == acts.tolist()
+        env.step(acts)
+    # The bot as the learner of a single-agent env against the heuristic.
+    env = ua.VecEnv("classic", 2, num_envs=64, seed=1, opponents="heuristic")
+    env.reset()
+    wins = total = 0
+    while total < 300:
+        _, _, _, reward, term, trunc = env.step(bot.act_batch(env))
+        done = (term | trunc).astype(bool)
+        total += int(done.sum())
+        wins += int((reward[done] > 0).sum())
+    assert 0.35 < wins / total < 0.7
+    rnd = ua.Agent("random", seed=3)
+    _, mask, _ = env.reset()
+    acts = rnd.act_batch(env)
+    assert all(mask[i, a] == 1 for i, a in enumerate(acts))
+    with pytest.raises(ValueError, match="remembers its decisions"):
+        ua.Agent("heuristic").act_batch(env)
+    with pytest.raises(ValueError, match="trained for rules `classic`"):
+        bot.act_batch(ua.VecEnv("attack-2010", 2, num_envs=2))

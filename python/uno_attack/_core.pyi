@@ -137,6 +137,10 @@ class Agent:
     def act(self, state: State) -> int:
         """The action of the seat to act. A checkpoint agent checks (once per game) that it
         was trained for these rules: ValueError when not, a UserWarning for a note."""
+    def act_batch(self, env: "VecEnv") -> npt.NDArray[np.int64]:
+        """The action of the seat to act in every game of ``env`` (one batched forward pass
+        for a checkpoint). Not for ``heuristic`` or ``search``, which remember their decisions
+        (ValueError): use one Agent per game for those."""
     def reset(self, seed: int) -> None: ...
 
 StepResult = Tuple[
