@@ -103,8 +103,10 @@ pub struct SoloVecEnv {
     seat: Option<usize>,
     specs: Vec<AgentSpec>,
     slots: Vec<Slot>,
-    /// Per opponent position: the batched agent, if a network plays there.
-    batched: Vec<Option<Owned>>,
+    /// The batched agents (networks), one per distinct spec.
+    batched: Vec<Owned>,
+    /// Per opponent position: which batched agent plays there, if one does.
+    batched_at: Vec<Option<usize>>,
     pool: Option<rayon::ThreadPool>,
     notes: Vec<String>,
 }
@@ -165,16 +167,27 @@ impl SoloVecEnv {
             }
         };
         let notes = check_checkpoints(&specs, &game)?;
-        let batched = specs
-            .iter()
-            .enumerate()
-            .map(|(p, s)| match s {
-                AgentSpec::Checkpoint(_) => {
-                    build(s, mix_seed(seed, p as u64 + 1)).map(|a| Some(Owned::new(a)))
+        // One network instance per distinct checkpoint spec: positions that
+        // share it are asked together (bigger batches, one copy of the weights).
+        let mut batched = Vec::new();
+        let mut batched_specs: Vec<&AgentSpec> = Vec::new();
+        let mut batched_at = Vec::with_capacity(specs.len());
+        for s in &specs {
+            if !matches!(s, AgentSpec::Checkpoint(_)) {
+                batched_at.push(None);
+                continue;
+            }
+            let k = match batched_specs.iter().position(|b| *b == s) {
+                Some(k) => k,
+                None => {
+                    let k = batched.len();
+                    batched.push(Owned::new(build(s, mix_seed(seed, k as u64 + 1))?));
+                    batched_specs.push(s);
+                    k
                 }
-                _ => Ok(None),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+            };
+            batched_at.push(Some(k));
+        }
         let mut slots = Vec::with_capacity(num_envs);
         for i in 0..num_envs {
             let agents = specs
@@ -214,6 +227,7 @@ impl SoloVecEnv {
             specs,
             slots,
             batched,
+            batched_at,
             pool,
             notes,
         })
@@ -289,10 +303,8 @@ impl SoloVecEnv {
                 ctx.deal(slot, i, 0);
             }
         }
-        for (p, agent) in self.batched.iter_mut().enumerate() {
-            if let Some(a) = agent {
-                a.get().reset(mix_seed(self.seed, p as u64 + 1));
-            }
+        for (k, agent) in self.batched.iter_mut().enumerate() {
+            agent.get().reset(mix_seed(self.seed, k as u64 + 1));
         }
         self.play_out(out, None, true)
     }
@@ -351,6 +363,7 @@ impl SoloVecEnv {
             seat,
             slots,
             batched,
+            batched_at,
             pool,
             ..
         } = self;
@@ -372,15 +385,14 @@ impl SoloVecEnv {
         loop {
             let mut any = false;
             for (k, agent) in batched.iter_mut().enumerate() {
-                let Some(agent) = agent.as_mut().map(Owned::get) else {
-                    continue;
-                };
+                let agent = agent.get();
                 idx.clear();
                 seats.clear();
                 for (i, slot) in slots.iter().enumerate() {
                     if let Some(p) = slot.state.current_player()
                         && !slot.ready
-                        && (p + n - slot.learner) % n == k + 1
+                        && p != slot.learner
+                        && batched_at[(p + n - slot.learner) % n - 1] == Some(k)
                     {
                         idx.push(i);
                         seats.push(p);

@@ -245,16 +245,29 @@ fn one_and_two_threads_give_identical_trajectories() {
 #[test]
 fn a_network_opponent_plays_in_batches_deterministically() {
     uno_agents::neural::register();
-    let opp = [spec(&checkpoint("classic-2p"))];
+    let net_spec = spec(&checkpoint("classic-2p"));
+    let opp = [net_spec.clone()];
     let one = trajectory(1, &opp, "classic", 2);
     assert_eq!(one, trajectory(2, &opp, "classic", 2));
-    // The batched network plays like the same network asked game by game.
+    // Four players: the network in two positions (one instance, asked for
+    // both at once), first-legal between them. Every game plays as if each
+    // opponent were asked game by game.
+    let opp = [net_spec.clone(), spec("first-legal"), net_spec.clone()];
+    let one = trajectory(1, &opp, "classic", 4);
+    assert_eq!(one, trajectory(2, &opp, "classic", 4));
     let n = 40;
-    let mut env = SoloVecEnv::new(config("classic", 2), n, 3, 1, &opp, Some(0)).unwrap();
+    let mut env = SoloVecEnv::new(config("classic", 4), n, 3, 2, &opp, Some(0)).unwrap();
+    assert!(
+        env.notes()[0].contains("trained with 2 players"),
+        "{:?}",
+        env.notes()
+    );
     let mut buf = Buffers::new(n);
     env.reset(buf.batch()).unwrap();
     let game = env.game().clone();
-    let mut net = build(&opp[0], 0).unwrap();
+    let mut net = build(&net_spec, 0).unwrap();
+    let mut first = build(&spec("first-legal"), 0).unwrap();
+    let mut checked = 0;
     for t in 0..100 {
         let before: Vec<_> = (0..n).map(|i| env.state(i).clone()).collect();
         let acts = pick(&buf, n, t);
@@ -265,12 +278,18 @@ fn a_network_opponent_plays_in_batches_deterministically() {
                 continue;
             }
             while let Some(p) = s.current_player().filter(|&p| p != 0) {
-                let a = net.act(&game, &s, p);
+                let a = if p == 2 {
+                    first.act(&game, &s, p)
+                } else {
+                    net.act(&game, &s, p)
+                };
                 game.apply(&mut s, a).unwrap();
             }
             assert_eq!(env.state(i), &s, "game {i} step {t}");
+            checked += 1;
         }
     }
+    assert!(checked > 3000, "{checked}");
 }
 
 #[test]
