@@ -83,4 +83,8 @@ pub enum AgentError {
     /// The rayon thread pool could not be built.
     #[error("thread pool: {0}")]
     ThreadPool(String),
+    /// A single-agent env was given a bad argument or action, or was
+    /// stepped before its first reset (nothing changed).
+    #[error("{0}")]
+    Env(String),
 }

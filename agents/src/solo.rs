@@ -14,8 +14,8 @@
 //! after the learner's (clockwise). Hand-written agents (and `search`) get
 //! one instance per game, since they may remember their last decision, and
 //! are stepped on the env's threads; a `checkpoint:` network is one instance
-//! for every game, asked in batches (one forward pass per round of opponent
-//! decisions). The learner sits in a fixed seat or rotates (episode `k` of
+//! per distinct checkpoint for every game and seat it plays, asked in batches
+//! (one forward pass per round of opponent decisions). The learner sits in a fixed seat or rotates (episode `k` of
 //! game `i` seats it at `(i + k) mod players`). Episode `k` of game `i` is
 //! dealt exactly as in [`uno_env::VecEnv`], and every agent is reseeded per
 //! episode from the seed, game and seat: results are identical for any
@@ -109,6 +109,8 @@ pub struct SoloVecEnv {
     batched_at: Vec<Option<usize>>,
     pool: Option<rayon::ThreadPool>,
     notes: Vec<String>,
+    /// A reset has dealt the games and played them to the learner's turn.
+    started: bool,
 }
 
 /// The learner's seat in episode `k` of game `i`.
@@ -138,7 +140,7 @@ impl SoloVecEnv {
     ) -> Result<SoloVecEnv, AgentError> {
         let game = Game::new(config.rules.clone(), config.players)?;
         let n = config.players;
-        let invalid = |m: String| AgentError::Game(uno_env::ConfigError::Env(m));
+        let invalid = AgentError::Env;
         if !(1..=MAX_ENVS).contains(&num_envs) {
             return Err(invalid(format!(
                 "num_envs must be between 1 and {MAX_ENVS}, not {num_envs}"
@@ -230,6 +232,7 @@ impl SoloVecEnv {
             batched_at,
             pool,
             notes,
+            started: false,
         })
     }
 
@@ -288,7 +291,7 @@ impl SoloVecEnv {
     /// Restarts every game at episode 0 from the base seed, plays the
     /// opponents up to the learner's first decision and writes it.
     pub fn reset(&mut self, mut out: BatchMut<'_>) -> Result<(), AgentError> {
-        out.check(self.num_envs())?;
+        out.check(self.num_envs()).map_err(buffer_error)?;
         out.clear_results();
         {
             let ctx = Ctx {
@@ -306,7 +309,11 @@ impl SoloVecEnv {
         for (k, agent) in self.batched.iter_mut().enumerate() {
             agent.get().reset(mix_seed(self.seed, k as u64 + 1));
         }
-        self.play_out(out, None, true)
+        // Not started if an opponent fails: the games may be half played.
+        self.started = false;
+        self.play_out(out, None, true)?;
+        self.started = true;
+        Ok(())
     }
 
     /// Applies one learner action per game, plays the opponents up to the
@@ -315,12 +322,13 @@ impl SoloVecEnv {
     /// names the game and the reason.
     pub fn step(&mut self, actions: &[u32], out: BatchMut<'_>) -> Result<(), AgentError> {
         let n = self.num_envs();
-        out.check(n)?;
+        out.check(n).map_err(buffer_error)?;
+        self.check_started()?;
         if actions.len() != n {
-            return Err(AgentError::Game(uno_env::ConfigError::Invalid(format!(
+            return Err(AgentError::Env(format!(
                 "{} actions for {n} games",
                 actions.len()
-            ))));
+            )));
         }
         for (i, (slot, &a)) in self.slots.iter().zip(actions).enumerate() {
             let a = a as usize;
@@ -331,20 +339,43 @@ impl SoloVecEnv {
                     .apply(&mut probe, a)
                     .err()
                     .map_or_else(|| "not legal now".to_string(), |e| e.to_string());
-                return Err(AgentError::Game(uno_env::ConfigError::Invalid(format!(
-                    "game {i}: {reason}"
-                ))));
+                return Err(AgentError::Env(format!("game {i}: {reason}")));
             }
         }
-        self.play_out(out, Some(Learner::Given(actions)), true)
+        self.play_out_started(out, Learner::Given(actions), true)
     }
 
     /// Steps every game with a uniformly random legal learner action (a
     /// seeded picker per game); with `write_obs` false the observations,
     /// masks and final observations are not written (a benchmark mode).
     pub fn step_random(&mut self, out: BatchMut<'_>, write_obs: bool) -> Result<(), AgentError> {
-        out.check(self.num_envs())?;
-        self.play_out(out, Some(Learner::Random), write_obs)
+        out.check(self.num_envs()).map_err(buffer_error)?;
+        self.check_started()?;
+        self.play_out_started(out, Learner::Random, write_obs)
+    }
+
+    /// [`SoloVecEnv::play_out`] on started games; an opponent's failure
+    /// (an illegal action) leaves them half played, so a reset is needed.
+    fn play_out_started(
+        &mut self,
+        out: BatchMut<'_>,
+        learner: Learner<'_>,
+        write_obs: bool,
+    ) -> Result<(), AgentError> {
+        let r = self.play_out(out, Some(learner), write_obs);
+        self.started = r.is_ok();
+        r
+    }
+
+    /// An error unless a reset has started the games.
+    fn check_started(&self) -> Result<(), AgentError> {
+        if self.started {
+            Ok(())
+        } else {
+            Err(AgentError::Env(
+                "call reset() first: it deals the games and plays the opponents up to the learner's turn".into(),
+            ))
+        }
     }
 
     /// Plays the learner's action (if any) in every game, then the opponents
@@ -426,6 +457,11 @@ impl SoloVecEnv {
             })?;
         }
     }
+}
+
+/// A buffer of the wrong size, as the env's error.
+fn buffer_error(e: uno_env::ConfigError) -> AgentError {
+    AgentError::Env(e.to_string())
 }
 
 /// How the learner's actions are chosen in a step.

@@ -384,6 +384,10 @@ fn bad_input_is_an_error_and_changes_nothing() {
 
     let mut env = SoloVecEnv::new(cfg, n, 0, 2, &h, None).unwrap();
     let mut buf = Buffers::new(n);
+    // Stepping before the first reset is an error, not a game half dealt.
+    let err = env.step(&[0; 4], buf.batch()).unwrap_err();
+    assert!(err.to_string().contains("call reset() first"), "{err}");
+    assert!(env.step_random(buf.batch(), true).is_err());
     env.reset(buf.batch()).unwrap();
     let before: Vec<_> = (0..n).map(|i| env.state(i).clone()).collect();
     let snapshot = (buf.obs.clone(), buf.mask.clone(), buf.seat.clone());
@@ -396,7 +400,8 @@ fn bad_input_is_an_error_and_changes_nothing() {
     assert!(err.to_string().contains("game 2"), "{err}");
     assert!(env.step(&acts[..3], buf.batch()).is_err());
     let mut short = Buffers::new(n - 1);
-    assert!(env.step(&pick(&buf, n, 0), short.batch()).is_err());
+    let err = env.step(&pick(&buf, n, 0), short.batch()).unwrap_err();
+    assert!(err.to_string().contains("buffer `obs` has"), "{err}");
     for (i, s) in before.iter().enumerate() {
         assert_eq!(env.state(i), s);
     }

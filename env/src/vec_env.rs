@@ -120,13 +120,13 @@ impl BatchMut<'_> {
         ];
         let optional = ["legal_ids", "legal_count"];
         if self.legal_ids.is_empty() != self.legal_count.is_empty() {
-            return Err(ConfigError::Invalid(
+            return Err(ConfigError::Env(
                 "buffers `legal_ids` and `legal_count` must both be given or both be empty".into(),
             ));
         }
         for (name, got, want) in sizes {
             if got != want && !(got == 0 && optional.contains(&name)) {
-                return Err(ConfigError::Invalid(format!(
+                return Err(ConfigError::Env(format!(
                     "buffer `{name}` has {got} values, expected {want}"
                 )));
             }
@@ -389,13 +389,14 @@ impl VecEnv {
         // More threads than games would only wait: at most one per game
         // (results do not depend on the thread count).
         let threads = threads.clamp(1, num_envs);
-        let team = if threads > 1 {
-            Some(Team::new(threads).map_err(|e| {
-                ConfigError::Invalid(format!("cannot start {threads} threads: {e}"))
-            })?)
-        } else {
-            None
-        };
+        let team =
+            if threads > 1 {
+                Some(Team::new(threads).map_err(|e| {
+                    ConfigError::Env(format!("cannot start {threads} threads: {e}"))
+                })?)
+            } else {
+                None
+            };
         let states: Vec<State> = (0..num_envs)
             .map(|i| game.new_state_on_stream(seed, i as u64))
             .collect();
@@ -480,7 +481,7 @@ impl VecEnv {
         let n = self.num_envs();
         out.check(n).map_err(VecEnvError::Config)?;
         if actions.len() != n {
-            return Err(VecEnvError::Config(ConfigError::Invalid(format!(
+            return Err(VecEnvError::Config(ConfigError::Env(format!(
                 "{} actions for {n} games",
                 actions.len()
             ))));

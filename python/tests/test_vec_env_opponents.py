@@ -178,6 +178,8 @@ def test_bad_arguments_and_illegal_actions():
         ua.VecEnv("classic", 2, num_envs=2, opponents="checkpoint:/no/such/dir")
 
     env = ua.VecEnv("attack-2010", 4, num_envs=4, seed=1, threads=2, opponents="heuristic")
+    with pytest.raises(ValueError, match=r"call reset\(\) first"):
+        env.step([0, 0, 0, 0])
     obs, mask, seat = env.reset()
     before = [env.state(i).to_json() for i in range(4)]
     saved = obs.copy(), mask.copy(), seat.copy()
