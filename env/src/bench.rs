@@ -1,5 +1,6 @@
 //! Throughput measurement behind `uno-attack bench`: random legal play in a
-//! [`VecEnv`], with or without observation and mask writing.
+//! [`VecEnv`], with or without observation and mask writing, and the timing
+//! loop ([`measure`]) that the single-agent env's benchmark shares.
 
 use crate::error::ConfigError;
 use crate::state::State;
