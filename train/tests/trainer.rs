@@ -290,28 +290,33 @@ fn cli_rejects_bad_flags_with_exit_code_2() {
     );
 }
 
-#[test]
-fn cli_counts_accept_exponents_and_name_the_bad_value() {
-    let bin = env!("CARGO_BIN_EXE_uno-attack");
-    let out = std::process::Command::new(bin)
-        .args([
-            "simulate",
-            "--rules",
-            "classic",
-            "--players",
-            "2",
-            "--games",
-            "2e1",
-            "--json",
-        ])
+/// Runs `uno-attack ARGS`, which must succeed, and parses its JSON output.
+fn cli_json(args: &[&str]) -> serde_json::Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_uno-attack"))
+        .args(args)
         .output()
         .unwrap();
     assert!(
         out.status.success(),
-        "{}",
+        "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn cli_counts_accept_exponents_and_name_the_bad_value() {
+    let bin = env!("CARGO_BIN_EXE_uno-attack");
+    let v = cli_json(&[
+        "simulate",
+        "--rules",
+        "classic",
+        "--players",
+        "2",
+        "--games",
+        "2e1",
+        "--json",
+    ]);
     assert_eq!(v["games"], 20, "{v}");
     let out = std::process::Command::new(bin)
         .args(["bench", "--seconds", "0"])
@@ -324,31 +329,22 @@ fn cli_counts_accept_exponents_and_name_the_bad_value() {
 
 #[test]
 fn cli_bench_measures_the_single_agent_env() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_uno-attack"))
-        .args([
-            "bench",
-            "--rules",
-            "classic",
-            "--players",
-            "3",
-            "--envs",
-            "64",
-            "--threads",
-            "2",
-            "--seconds",
-            "0.2",
-            "--opponents",
-            "heuristic,random",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = cli_json(&[
+        "bench",
+        "--rules",
+        "classic",
+        "--players",
+        "3",
+        "--envs",
+        "64",
+        "--threads",
+        "2",
+        "--seconds",
+        "0.2",
+        "--opponents",
+        "heuristic,random",
+        "--json",
+    ]);
     let runs = v.as_array().unwrap();
     assert_eq!(runs.len(), 2, "{v}");
     for r in runs {
