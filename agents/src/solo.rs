@@ -113,6 +113,12 @@ pub struct SoloVecEnv {
     started: bool,
 }
 
+/// Opponent position of seat `p` (1 = the seat after the learner's, up to
+/// `players - 1`); 0 for the learner itself.
+fn position(p: usize, learner: usize, players: usize) -> usize {
+    (p + players - learner) % players
+}
+
 /// The learner's seat in episode `k` of game `i`.
 fn learner_seat(seat: Option<usize>, players: usize, i: usize, k: u64) -> usize {
     seat.unwrap_or(((i as u64 + k) % players as u64) as usize)
@@ -423,7 +429,7 @@ impl SoloVecEnv {
                     if let Some(p) = slot.state.current_player()
                         && !slot.ready
                         && p != slot.learner
-                        && batched_at[(p + n - slot.learner) % n - 1] == Some(k)
+                        && batched_at[position(p, slot.learner, n) - 1] == Some(k)
                     {
                         idx.push(i);
                         seats.push(p);
@@ -574,7 +580,7 @@ impl Ctx<'_> {
                     return Ok(());
                 }
             };
-            let pos = (p + n - slot.learner) % n - 1;
+            let pos = position(p, slot.learner, n) - 1;
             let Some(agent) = slot.agents[pos].as_mut().map(Owned::get) else {
                 return Ok(());
             };
@@ -643,19 +649,11 @@ impl Ctx<'_> {
 /// variant of the preset.
 #[cfg(feature = "neural")]
 fn check_checkpoints(specs: &[AgentSpec], game: &Game) -> Result<Vec<String>, AgentError> {
-    let mut notes = Vec::new();
-    for dir in specs.iter().flat_map(AgentSpec::checkpoints) {
-        match crate::neural::check_compatible(&dir, game) {
-            Ok(note) => notes.extend(note.filter(|n| !notes.contains(n))),
-            Err(e) => {
-                return Err(AgentError::Checkpoint {
-                    path: dir,
-                    message: e.to_string(),
-                });
-            }
-        }
-    }
-    Ok(notes)
+    let dirs: Vec<_> = specs.iter().flat_map(AgentSpec::checkpoints).collect();
+    crate::neural::check_compatible_all(&dirs, game).map_err(|(path, e)| AgentError::Checkpoint {
+        path,
+        message: e.to_string(),
+    })
 }
 
 /// Without the neural agent there are no checkpoints to check (building one fails).

@@ -965,7 +965,7 @@ struct PyAgent {
 
 impl PyAgent {
     /// Checks once per game (the same rules and table size) that the agent's
-    /// checkpoints were trained for it, with `check_compatible` as the CLI's
+    /// checkpoints were trained for it, with `check_compatible_all` as the CLI's
     /// arena does: ValueError when not (not cached: it raises again), a
     /// UserWarning for a note (another table size, a variant of the preset).
     fn check_game(&self, py: Python<'_>, game: &Arc<Game>) -> PyResult<()> {
@@ -981,11 +981,8 @@ impl PyAgent {
         if seen(&self.checked.lock().map_err(value_error)?) {
             return Ok(());
         }
-        let mut notes = Vec::new();
-        for dir in &self.checkpoints {
-            let note = uno_agents::neural::check_compatible(dir, game).map_err(value_error)?;
-            notes.extend(note);
-        }
+        let notes = uno_agents::neural::check_compatible_all(&self.checkpoints, game)
+            .map_err(|(_, e)| value_error(e))?;
         {
             let mut checked = self.checked.lock().map_err(value_error)?;
             if !seen(&checked) {

@@ -163,6 +163,25 @@ pub fn register() {
     let _ = crate::spec::register_checkpoint_builder(build_checkpoint);
 }
 
+/// [`check_compatible`] for every directory (a spec's, see
+/// [`crate::AgentSpec::checkpoints`]): the notes, each once, or the first
+/// directory that fails with its error. What every caller that seats
+/// checkpoints (the arena, the single-agent env, Python) checks first.
+pub fn check_compatible_all(
+    dirs: &[PathBuf],
+    game: &Game,
+) -> Result<Vec<String>, (PathBuf, NeuralError)> {
+    let mut notes: Vec<String> = Vec::new();
+    for dir in dirs {
+        match check_compatible(dir, game) {
+            Ok(Some(note)) if !notes.contains(&note) => notes.push(note),
+            Ok(_) => {}
+            Err(e) => return Err((dir.clone(), e)),
+        }
+    }
+    Ok(notes)
+}
+
 /// Checks that a checkpoint was trained for these rules: its observation
 /// version and sizes and its rules name must match. A different table size
 /// (the observation is padded to 10 seats) or rules of the same name with

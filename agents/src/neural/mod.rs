@@ -12,7 +12,9 @@ mod policy;
 
 use std::path::PathBuf;
 
-pub use agent::{EXPECTED, NeuralAgent, build_checkpoint, check_compatible, register};
+pub use agent::{
+    EXPECTED, NeuralAgent, build_checkpoint, check_compatible, check_compatible_all, register,
+};
 pub use checkpoint::{
     CHECKPOINT_FORMAT_VERSION, CheckpointMeta, META_FILE, MODEL_FILE, OPTIM_FILE, load_checkpoint,
     load_checkpoint_on, load_weights, read_meta, save_checkpoint, save_weights, tmp_path_for,

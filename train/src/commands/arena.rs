@@ -58,12 +58,14 @@ pub fn run(a: Args) -> CmdResult {
     // A checkpoint must have been trained for these rules (and this observation layout).
     let game = uno_env::Game::new(rules.clone(), a.players).map_err(|e| e.to_string())?;
     // A search's base may be a checkpoint too.
-    for dir in specs.iter().flat_map(uno_agents::AgentSpec::checkpoints) {
-        if let Some(note) =
-            uno_agents::neural::check_compatible(&dir, &game).map_err(|e| e.to_string())?
-        {
-            eprintln!("{note}");
-        }
+    let dirs: Vec<_> = specs
+        .iter()
+        .flat_map(uno_agents::AgentSpec::checkpoints)
+        .collect();
+    for note in
+        uno_agents::neural::check_compatible_all(&dirs, &game).map_err(|(_, e)| e.to_string())?
+    {
+        eprintln!("{note}");
     }
     if a.league {
         let pairs = (specs.len() * specs.len().saturating_sub(1) / 2) as u64;
