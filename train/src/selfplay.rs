@@ -29,7 +29,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
-use uno_agents::neural::{CheckpointMeta, NetConfig, NeuralPolicy, sample_masked, save_checkpoint};
+use uno_agents::neural::{
+    CheckpointMeta, NetConfig, NeuralPolicy, TableMeta, sample_masked, save_checkpoint,
+};
 use uno_agents::{Agent, AgentSpec, ArenaConfig, build, run_arena};
 use uno_env::obs::{OBS_SIZE, ORACLE_SIZE, encode_oracle};
 use uno_env::{
@@ -70,6 +72,11 @@ pub struct TrainConfig {
     pub rules: String,
     /// Players per table.
     pub players: usize,
+    /// Train one network on several tables at once: `"RULES:PLAYERS"` each
+    /// (e.g. `["attack-2010:4", "classic:2"]`; RULES a preset or TOML path).
+    /// When given it replaces `rules` and `players` (which become its first
+    /// entry), and the `envs` games are shared out evenly among the tables.
+    pub tables: Vec<String>,
     /// Environment steps (all decisions of all seats) to train for.
     pub steps: u64,
     /// Games played in parallel.
@@ -131,6 +138,7 @@ impl Default for TrainConfig {
         TrainConfig {
             rules: "attack-2010".into(),
             players: 2,
+            tables: Vec::new(),
             steps: 2_000_000,
             envs: 256,
             batch_samples: 16_384,
@@ -165,12 +173,45 @@ impl Default for TrainConfig {
 /// File of a run directory holding its counters and pool ([`TrainerState`]).
 pub const TRAINER_FILE: &str = "trainer.json";
 
+/// Parses a table of a mixed run, `"RULES:PLAYERS"` (e.g. `attack-2010:4`).
+pub fn parse_table(s: &str) -> Result<(String, usize), String> {
+    let bad = || format!("table `{s}` is not RULES:PLAYERS (e.g. attack-2010:4)");
+    let (rules, players) = s.trim().rsplit_once(':').ok_or_else(bad)?;
+    let players = players.trim().parse::<usize>().map_err(|_| bad())?;
+    if rules.trim().is_empty() {
+        return Err(bad());
+    }
+    Ok((rules.trim().to_string(), players))
+}
+
 impl TrainConfig {
+    /// The tables of the run, `(rules, players)`: `tables`, or the one of `rules` and `players`.
+    pub fn table_list(&self) -> Result<Vec<(String, usize)>, String> {
+        if self.tables.is_empty() {
+            Ok(vec![(self.rules.clone(), self.players)])
+        } else {
+            self.tables.iter().map(|t| parse_table(t)).collect()
+        }
+    }
+
     /// Checks every value before a run starts (one message naming the field),
     /// so a bad config is refused instead of failing mid-run.
     pub fn validate(&self) -> Result<(), String> {
         if self.steps == 0 || self.envs == 0 || self.batch_samples == 0 {
             return Err("steps, envs and batch_samples must be positive".into());
+        }
+        let tables = self.table_list()?;
+        for (k, t) in tables.iter().enumerate() {
+            if tables[..k].contains(t) {
+                return Err(format!("table {}:{} is listed twice", t.0, t.1));
+            }
+        }
+        if self.envs < tables.len() {
+            return Err(format!(
+                "envs ({}) must be at least the number of tables ({})",
+                self.envs,
+                tables.len()
+            ));
         }
         if self.envs > uno_env::MAX_ENVS {
             return Err(format!("envs must be at most {}", uno_env::MAX_ENVS));
@@ -239,9 +280,13 @@ pub struct TrainerState {
     pub eval: serde_json::Value,
     /// Wall-clock seconds spent so far.
     pub seconds: f64,
-    /// Best evaluation win rate against `heuristic` so far (the one in `best/`).
+    /// Best evaluation win rate against `heuristic` so far (the one in `best/`;
+    /// for a run on several tables, the mean over its tables).
     #[serde(default)]
     pub best_vs_heuristic: Option<f64>,
+    /// Episodes finished on each table of the run, in `tables` order.
+    #[serde(default)]
+    pub episodes_per_table: Vec<u64>,
 }
 
 /// An error of the trainer.
@@ -328,12 +373,13 @@ impl Group {
         self.masks.clear();
         self.oracle.clear();
     }
-    fn push(&mut self, i: usize, buf: &Buffers) {
+    /// Adds game `i` of the run, row `j` of its table's buffers.
+    fn push(&mut self, i: usize, buf: &Buffers, j: usize) {
         self.envs.push(i);
         self.obs
-            .extend_from_slice(&buf.obs[i * OBS_SIZE..(i + 1) * OBS_SIZE]);
+            .extend_from_slice(&buf.obs[j * OBS_SIZE..(j + 1) * OBS_SIZE]);
         self.masks.extend(
-            buf.mask[i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS]
+            buf.mask[j * NUM_ACTIONS..(j + 1) * NUM_ACTIONS]
                 .iter()
                 .map(|&b| b == 1),
         );
@@ -366,13 +412,31 @@ impl Group {
     }
 }
 
+/// One table of a run (rules and table size) with its games.
+struct Table {
+    rules: Rules,
+    players: usize,
+    env: VecEnv,
+    buf: Buffers,
+    /// Index of the table's first game among the run's games.
+    offset: usize,
+}
+
+impl Table {
+    /// `rules-Np`: the table's name in metrics and evaluation results.
+    fn tag(&self) -> String {
+        format!("{}-{}p", self.rules.name, self.players)
+    }
+}
+
 /// The self-play trainer.
 pub struct Trainer {
     cfg: TrainConfig,
     out: PathBuf,
-    rules: Rules,
-    env: VecEnv,
-    buf: Buffers,
+    /// The run's tables (one for most runs); `tables[0]` names the checkpoints' rules.
+    tables: Vec<Table>,
+    /// Table of each game.
+    table_of: Vec<usize>,
     learner: Learner,
     device: burn::tensor::Device,
     policy: NeuralPolicy,
@@ -409,25 +473,64 @@ impl Trainer {
         if !resume && out.join(TRAINER_FILE).exists() {
             return Err(TrainError::RunExists(out.to_path_buf()));
         }
-        let rules = Rules::load(&cfg.rules).map_err(|e| TrainError::Config(e.to_string()))?;
-        let env_cfg = EnvConfig {
-            reward: cfg.reward,
-            ..EnvConfig::new(rules.clone(), cfg.players)
-        };
-        let env = VecEnv::new(env_cfg, cfg.envs, cfg.seed, cfg.threads.max(1))
-            .map_err(|e| TrainError::Config(e.to_string()))?;
+        let list = cfg.table_list().map_err(TrainError::Config)?;
+        (cfg.rules, cfg.players) = list[0].clone();
+        let mut tables = Vec::with_capacity(list.len());
+        let mut table_of = Vec::with_capacity(cfg.envs);
+        for (k, (name, players)) in list.iter().enumerate() {
+            let rules = Rules::load(name).map_err(|e| TrainError::Config(e.to_string()))?;
+            let env_cfg = EnvConfig {
+                reward: cfg.reward,
+                ..EnvConfig::new(rules.clone(), *players)
+            };
+            // The games shared out evenly; table 0 keeps the run's seed (a
+            // one-table run plays exactly the games it always did), the others
+            // get seeds of their own. With several tables each steps on one
+            // thread: stepping is a small part of a training step, and the
+            // spinning worker teams of several envs would compete for the cores.
+            let n = cfg.envs / list.len() + usize::from(k < cfg.envs % list.len());
+            let seed = cfg.seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let threads = if list.len() > 1 {
+                1
+            } else {
+                cfg.threads.max(1)
+            };
+            let env = VecEnv::new(env_cfg, n, seed, threads)
+                .map_err(|e| TrainError::Config(e.to_string()))?;
+            tables.push(Table {
+                rules,
+                players: *players,
+                env,
+                buf: Buffers::new(n),
+                offset: table_of.len(),
+            });
+            table_of.extend(std::iter::repeat_n(k, n));
+        }
         let expected = Some((OBS_VERSION, OBS_SIZE, NUM_ACTIONS));
         let latest = out.join("latest");
-        let (mut learner, state) = if resume && latest.join("meta.json").is_file() {
+        let (mut learner, mut state) = if resume && latest.join("meta.json").is_file() {
             let (learner, meta) = Learner::load(&latest, expected)?;
-            if meta.rules != rules.name || meta.players != cfg.players {
+            let names = |v: Vec<(String, usize)>| {
+                v.iter()
+                    .map(|(r, p)| format!("{r} with {p} players"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let trained: Vec<(String, usize)> = meta
+                .all_tables()
+                .into_iter()
+                .map(|t| (t.rules, t.players))
+                .collect();
+            let asked: Vec<(String, usize)> = tables
+                .iter()
+                .map(|t| (t.rules.name.clone(), t.players))
+                .collect();
+            if trained != asked {
                 return Err(TrainError::Config(format!(
-                    "cannot resume: the run in {} trains {} with {} players, not {} with {}",
+                    "cannot resume: the run in {} trains {}, not {}",
                     out.display(),
-                    meta.rules,
-                    meta.players,
-                    rules.name,
-                    cfg.players
+                    names(trained),
+                    names(asked)
                 )));
             }
             let text = std::fs::read_to_string(out.join(TRAINER_FILE)).map_err(io)?;
@@ -456,6 +559,7 @@ impl Trainer {
             };
             (learner, TrainerState::default())
         };
+        state.episodes_per_table.resize(tables.len(), 0);
         learner.attach_critic(ORACLE_SIZE)?;
         let mut pool = Vec::new();
         for dir in &state.pool {
@@ -475,31 +579,33 @@ impl Trainer {
             .critic_inference_model()
             .map(|c| NeuralPolicy::new_on(c, device.clone()));
         let n = cfg.envs;
-        let players = cfg.players;
         let mut t = Trainer {
             rng: ChaCha8Rng::seed_from_u64(cfg.seed ^ state.updates.wrapping_mul(0x9E37_79B9)),
             out: out.to_path_buf(),
-            rules,
-            env,
-            buf: Buffers::new(n),
+            trajs: table_of
+                .iter()
+                .map(|&k| (0..tables[k].players).map(|_| Traj::default()).collect())
+                .collect(),
+            tables,
+            table_of,
             learner,
             device,
             policy,
             critic,
             pool,
             ctl: (0..n).map(|_| Vec::new()).collect(),
-            trajs: (0..n)
-                .map(|_| (0..players).map(|_| Traj::default()).collect())
-                .collect(),
             ready: RolloutBatch::default(),
             state,
             metrics,
             recent: Vec::new(),
             cfg,
         };
-        t.env
-            .reset(t.buf.batch())
-            .map_err(|e| TrainError::Config(e.to_string()))?;
+        for table in &mut t.tables {
+            table
+                .env
+                .reset(table.buf.batch())
+                .map_err(|e| TrainError::Config(e.to_string()))?;
+        }
         for i in 0..n {
             t.assign(i)?;
         }
@@ -520,7 +626,7 @@ impl Trainer {
 
     /// Draws who plays each seat of game `i` for its new episode.
     fn assign(&mut self, i: usize) -> Result<(), TrainError> {
-        let n = self.cfg.players;
+        let n = self.tables[self.table_of[i]].players;
         let mix = &self.cfg.opponents;
         let mut ctl: Vec<Ctl> = Vec::with_capacity(n);
         if self.rng.random::<f64>() < mix.self_play {
@@ -575,29 +681,32 @@ impl Trainer {
         snaps: &mut [Group],
         actions: &mut [u32],
     ) -> Result<u64, TrainError> {
-        let n = self.cfg.envs;
         learner.clear();
         for g in snaps.iter_mut() {
             g.clear();
         }
-        for (i, action) in actions.iter_mut().enumerate().take(n) {
-            let seat = self.buf.seat[i] as usize;
-            let row = &self.buf.mask[i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS];
-            let legal = row.iter().filter(|&&b| b == 1).count();
-            if legal == 1 {
-                *action = row.iter().position(|&b| b == 1).unwrap_or(0) as u32;
-                continue;
-            }
-            match &mut self.ctl[i][seat] {
-                Ctl::Learner => {
-                    learner.push(i, &self.buf);
-                    if self.critic.is_some() {
-                        learner.push_oracle(self.env.game(), self.env.state(i), seat);
-                    }
+        for table in &self.tables {
+            let buf = &table.buf;
+            for j in 0..table.env.num_envs() {
+                let i = table.offset + j;
+                let seat = buf.seat[j] as usize;
+                let row = &buf.mask[j * NUM_ACTIONS..(j + 1) * NUM_ACTIONS];
+                let legal = row.iter().filter(|&&b| b == 1).count();
+                if legal == 1 {
+                    actions[i] = row.iter().position(|&b| b == 1).unwrap_or(0) as u32;
+                    continue;
                 }
-                Ctl::Snapshot(k) => snaps[*k].push(i, &self.buf),
-                Ctl::Agent(agent) => {
-                    *action = agent.act(self.env.game(), self.env.state(i), seat) as u32;
+                match &mut self.ctl[i][seat] {
+                    Ctl::Learner => {
+                        learner.push(i, buf, j);
+                        if self.critic.is_some() {
+                            learner.push_oracle(table.env.game(), table.env.state(j), seat);
+                        }
+                    }
+                    Ctl::Snapshot(k) => snaps[*k].push(i, buf, j),
+                    Ctl::Agent(agent) => {
+                        actions[i] = agent.act(table.env.game(), table.env.state(j), seat) as u32;
+                    }
                 }
             }
         }
@@ -611,7 +720,8 @@ impl Trainer {
                 let mask = &learner.masks[r * NUM_ACTIONS..(r + 1) * NUM_ACTIONS];
                 let (a, logp) = sample_masked(logits, mask, &mut self.rng).unwrap_or((0, 0.0));
                 actions[i] = a as u32;
-                let seat = self.buf.seat[i] as usize;
+                let table = &self.tables[self.table_of[i]];
+                let seat = table.buf.seat[i - table.offset] as usize;
                 let t = &mut self.trajs[i][seat];
                 t.obs
                     .extend_from_slice(&learner.obs[r * OBS_SIZE..(r + 1) * OBS_SIZE]);
@@ -638,37 +748,47 @@ impl Trainer {
                     sample_masked(logits, mask, &mut self.rng).map_or(0, |(a, _)| a as u32);
             }
         }
-        self.env
-            .step(actions, self.buf.batch())
-            .map_err(|e| TrainError::Io(format!("environment: {e}")))?;
-        for i in 0..n {
-            let rewards = &self.buf.rewards[i * MAX_PLAYERS..(i + 1) * MAX_PLAYERS];
-            for (seat, t) in self.trajs[i].iter_mut().enumerate() {
-                if rewards[seat] != 0.0
-                    && let Some(r) = t.rewards.last_mut()
-                {
-                    *r += rewards[seat];
-                }
-            }
-            if self.buf.truncated[i] == 1 {
-                for t in self.trajs[i].iter_mut() {
-                    if let Some(r) = t.rewards.last_mut() {
-                        *r += self.cfg.truncation_reward;
+        for table in &mut self.tables {
+            let n = table.env.num_envs();
+            table
+                .env
+                .step(&actions[table.offset..table.offset + n], table.buf.batch())
+                .map_err(|e| TrainError::Io(format!("environment: {e}")))?;
+        }
+        for k in 0..self.tables.len() {
+            let (offset, n) = (self.tables[k].offset, self.tables[k].env.num_envs());
+            for j in 0..n {
+                let i = offset + j;
+                let buf = &self.tables[k].buf;
+                let rewards = &buf.rewards[j * MAX_PLAYERS..(j + 1) * MAX_PLAYERS];
+                for (seat, t) in self.trajs[i].iter_mut().enumerate() {
+                    if rewards[seat] != 0.0
+                        && let Some(r) = t.rewards.last_mut()
+                    {
+                        *r += rewards[seat];
                     }
                 }
-            }
-            if self.buf.terminated[i] == 1 || self.buf.truncated[i] == 1 {
-                self.finish_episode(i);
-                self.assign(i)?;
+                if buf.truncated[j] == 1 {
+                    for t in self.trajs[i].iter_mut() {
+                        if let Some(r) = t.rewards.last_mut() {
+                            *r += self.cfg.truncation_reward;
+                        }
+                    }
+                }
+                if buf.terminated[j] == 1 || buf.truncated[j] == 1 {
+                    let winner = buf.winner[j];
+                    self.state.episodes_per_table[k] += 1;
+                    self.finish_episode(i, winner);
+                    self.assign(i)?;
+                }
             }
         }
-        Ok(n as u64)
+        Ok(self.cfg.envs as u64)
     }
 
     /// Closes every trajectory of game `i`: GAE and into the training batch.
-    fn finish_episode(&mut self, i: usize) {
+    fn finish_episode(&mut self, i: usize, winner: i32) {
         self.state.episodes += 1;
-        let winner = self.buf.winner[i];
         let learners: Vec<bool> = self.ctl[i]
             .iter()
             .map(|c| matches!(c, Ctl::Learner))
@@ -845,15 +965,27 @@ impl Trainer {
     }
 
     fn meta(&self) -> CheckpointMeta {
+        let main = &self.tables[0];
         let mut meta = CheckpointMeta::new(
-            self.rules.name.clone(),
-            self.cfg.players,
+            main.rules.name.clone(),
+            main.players,
             OBS_VERSION,
             self.learner.net_config().clone(),
         );
         meta.steps = self.state.steps;
         meta.updates = self.state.updates;
-        meta.rules_toml = Some(self.rules.to_toml());
+        meta.rules_toml = Some(main.rules.to_toml());
+        if self.tables.len() > 1 {
+            meta.tables = self
+                .tables
+                .iter()
+                .map(|t| TableMeta {
+                    rules: t.rules.name.clone(),
+                    players: t.players,
+                    rules_toml: Some(t.rules.to_toml()),
+                })
+                .collect();
+        }
         meta.trained_with = serde_json::to_value(&self.cfg).unwrap_or_default();
         meta.eval = self.state.eval.clone();
         meta
@@ -887,35 +1019,73 @@ impl Trainer {
         Ok(())
     }
 
-    /// Plays the latest checkpoint against `random` and `heuristic` in the arena.
+    /// Plays the latest checkpoint against `random` and `heuristic` in the
+    /// arena, on every table of the run (`eval_games` games each).
+    ///
+    /// One table: `eval/win_rate_vs_{random,heuristic}` and `eval` =
+    /// `{opponent: {win_rate, ci, games, chance}}`. Several: the same per
+    /// table under `eval/<rules>-<N>p/…` and `eval.tables`, and the means
+    /// over the tables in the one-table places (`best/` keeps the best mean).
     pub fn evaluate(&mut self) -> Result<(), TrainError> {
         let latest = self.out.join("latest");
-        let mut results = serde_json::Map::new();
+        let several = self.tables.len() > 1;
         let mut scalars = Vec::new();
-        for opp in ["random", "heuristic"] {
-            let cfg = ArenaConfig {
-                rules: self.rules.clone(),
-                players: self.cfg.players,
-                agents: eval_agents(&latest, opp, self.cfg.players),
-                games: self.cfg.eval_games.max(self.cfg.players as u64),
-                seed: self.cfg.seed ^ 0xE7A1 ^ self.state.updates,
-                threads: self.cfg.threads,
-            };
-            let report = run_arena(&cfg, None).map_err(io)?;
-            let me = &report.agents[0];
-            scalars.push((format!("eval/win_rate_vs_{opp}"), me.win_rate));
-            scalars.push((format!("eval/points_vs_{opp}"), me.points_won));
-            results.insert(
-                opp.to_string(),
-                serde_json::json!({ "win_rate": me.win_rate, "ci": me.win_ci, "games": me.games, "chance": me.chance }),
-            );
+        let mut per_table = serde_json::Map::new();
+        // Per opponent: sums of win rate and chance over the tables, and games.
+        let mut sums = [(0.0, 0.0, 0u64); 2];
+        for table in &self.tables {
+            let mut results = serde_json::Map::new();
+            for (o, opp) in ["random", "heuristic"].into_iter().enumerate() {
+                let cfg = ArenaConfig {
+                    rules: table.rules.clone(),
+                    players: table.players,
+                    agents: eval_agents(&latest, opp, table.players),
+                    games: self.cfg.eval_games.max(table.players as u64),
+                    seed: self.cfg.seed ^ 0xE7A1 ^ self.state.updates,
+                    threads: self.cfg.threads,
+                };
+                let report = run_arena(&cfg, None).map_err(io)?;
+                let me = &report.agents[0];
+                let prefix = if several {
+                    format!("eval/{}/", table.tag())
+                } else {
+                    "eval/".to_string()
+                };
+                scalars.push((format!("{prefix}win_rate_vs_{opp}"), me.win_rate));
+                scalars.push((format!("{prefix}points_vs_{opp}"), me.points_won));
+                results.insert(
+                    opp.to_string(),
+                    serde_json::json!({ "win_rate": me.win_rate, "ci": me.win_ci, "games": me.games, "chance": me.chance }),
+                );
+                sums[o].0 += me.win_rate;
+                sums[o].1 += me.chance;
+                sums[o].2 += me.games;
+            }
+            per_table.insert(table.tag(), serde_json::Value::Object(results));
         }
-        self.state.eval = serde_json::Value::Object(results);
+        let count = self.tables.len() as f64;
+        let mean = |o: usize| sums[o].0 / count;
+        self.state.eval = if several {
+            for (o, opp) in ["random", "heuristic"].into_iter().enumerate() {
+                scalars.push((format!("eval/win_rate_vs_{opp}"), mean(o)));
+            }
+            let mut results = serde_json::Map::new();
+            for (o, opp) in ["random", "heuristic"].into_iter().enumerate() {
+                results.insert(
+                    opp.to_string(),
+                    serde_json::json!({ "win_rate": mean(o), "games": sums[o].2, "chance": sums[o].1 / count, "mean_over_tables": true }),
+                );
+            }
+            results.insert("tables".into(), serde_json::Value::Object(per_table));
+            serde_json::Value::Object(results)
+        } else {
+            per_table
+                .into_iter()
+                .next()
+                .map_or(serde_json::Value::Null, |(_, v)| v)
+        };
         self.metrics.log(self.state.steps, &scalars).map_err(io)?;
-        let vs_heuristic = scalars
-            .iter()
-            .find(|(k, _)| k == "eval/win_rate_vs_heuristic")
-            .map_or(0.0, |&(_, v)| v);
+        let vs_heuristic = mean(1);
         if self
             .state
             .best_vs_heuristic
@@ -1027,13 +1197,13 @@ mod tests {
         let max_abs = |v: &[f32]| v.iter().fold(0.0f32, |m, r| m.max(r.abs()));
         // Win: returns are mixes of +-1 and a fresh network's small values.
         let mut win = classic_with(dir.path(), RewardMode::Win);
-        assert_eq!(win.env.config().reward, RewardMode::Win);
+        assert_eq!(win.tables[0].env.config().reward, RewardMode::Win);
         let win_returns = returns_after_rollout(&mut win);
         assert!(max_abs(&win_returns) < 1.3, "{win_returns:?}");
         // Points (C-6): a winner's return is the points left in the other hand
         // / 100, over 1.5 in some of 16 classic rounds (a wild alone is 50).
         let mut points = classic_with(dir.path(), RewardMode::Points);
-        assert_eq!(points.env.config().reward, RewardMode::Points);
+        assert_eq!(points.tables[0].env.config().reward, RewardMode::Points);
         let point_returns = returns_after_rollout(&mut points);
         assert!(max_abs(&point_returns) > 1.5, "{point_returns:?}");
     }
@@ -1094,6 +1264,30 @@ mod tests {
     }
 
     #[test]
+    fn a_one_entry_table_list_is_the_same_run_as_rules_and_players() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = small_self_play("attack-2010".into());
+        let listed = TrainConfig {
+            tables: vec!["attack-2010:2".into()],
+            rules: "classic".into(),
+            players: 5,
+            ..plain.clone()
+        };
+        let mut a = Trainer::new(plain, &dir.path().join("a"), false).unwrap();
+        let mut b = Trainer::new(listed, &dir.path().join("b"), false).unwrap();
+        assert_eq!((b.cfg.rules.as_str(), b.cfg.players), ("attack-2010", 2));
+        let (ra, rb) = (returns_after_rollout(&mut a), returns_after_rollout(&mut b));
+        assert!(!ra.is_empty());
+        assert_eq!(ra, rb);
+        assert_eq!(a.ready.actions, b.ready.actions);
+        assert_eq!(b.state.episodes_per_table, vec![b.state.episodes]);
+        assert!(
+            b.meta().tables.is_empty(),
+            "one table: no `tables` in meta.json"
+        );
+    }
+
+    #[test]
     fn grow_without_init_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let cfg = TrainConfig {
@@ -1107,8 +1301,9 @@ mod tests {
     /// The oracle input of game 0 from its acting seat.
     fn b_obs_probe(t: &Trainer) -> Vec<f32> {
         let mut v = vec![0.0; ORACLE_SIZE];
-        let seat = t.buf.seat[0] as usize;
-        encode_oracle(t.env.game(), t.env.state(0), seat, &mut v);
+        let table = &t.tables[0];
+        let seat = table.buf.seat[0] as usize;
+        encode_oracle(table.env.game(), table.env.state(0), seat, &mut v);
         v
     }
 }

@@ -207,6 +207,33 @@ fn cli_rejects_bad_flags_with_exit_code_2() {
             "/tmp/uno-never",
         ],
         vec!["train", "--steps", "-5"],
+        // Tables of a mixed run: malformed, too many players, listed twice,
+        // or given with --rules.
+        vec!["train", "--tables", "classic", "--out", "/tmp/uno-never"],
+        vec!["train", "--tables", "classic:11", "--out", "/tmp/uno-never"],
+        vec![
+            "train",
+            "--tables",
+            "classic:2,classic:2",
+            "--out",
+            "/tmp/uno-never",
+        ],
+        vec![
+            "train",
+            "--tables",
+            "classic:2,nope:2",
+            "--out",
+            "/tmp/uno-never",
+        ],
+        vec![
+            "train",
+            "--tables",
+            "classic:2",
+            "--rules",
+            "flash",
+            "--out",
+            "/tmp/uno-never",
+        ],
         vec!["simulate", "--players", "1"],
         vec!["arena", "--agents", "heuristic,bogus", "--games", "10"],
         vec![
@@ -384,7 +411,7 @@ fn cli_output_into_a_closed_pipe_ends_quietly() {
 fn bad_training_configs_are_refused_before_the_run_starts() {
     let dir = tempfile::tempdir().unwrap();
     type Breaker = fn(&mut TrainConfig);
-    let cases: [(&str, Breaker); 7] = [
+    let cases: [(&str, Breaker); 9] = [
         ("gamma", |c| c.gamma = 2.0),
         ("lambda", |c| c.lambda = f32::NAN),
         ("truncation_reward", |c| c.truncation_reward = f32::INFINITY),
@@ -392,6 +419,11 @@ fn bad_training_configs_are_refused_before_the_run_starts() {
         ("heuristic", |c| c.opponents.heuristic = f64::NAN),
         ("all 0", |c| c.opponents.random = 0.0),
         ("entropy_coef", |c| c.learner.entropy_coef = f32::NAN),
+        ("RULES:PLAYERS", |c| c.tables = vec!["classic-2".into()]),
+        ("number of tables", |c| {
+            c.tables = vec!["classic:2".into(), "flash:3".into()];
+            c.envs = 1;
+        }),
     ];
     for (i, (field, break_it)) in cases.into_iter().enumerate() {
         let mut cfg = tiny(5_000);
@@ -587,4 +619,90 @@ fn a_run_that_ends_between_evaluations_is_evaluated_and_keeps_a_best() {
     );
     assert!(out.join("best/meta.json").is_file());
     assert!(uno_agents::neural::NeuralAgent::load(&out.join("best"), false, 0).is_ok());
+}
+
+/// One network trained on several tables (`tables`): every table's games feed
+/// the batch, the checkpoint names them all and plays on any of them, the
+/// evaluation covers each, and a resume must name the same tables.
+#[test]
+fn a_run_on_several_tables_trains_one_network_for_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("mixed");
+    let mixed = |steps: u64| TrainConfig {
+        tables: vec!["classic:2".into(), "attack-2010:3".into()],
+        envs: 32,
+        batch_samples: 512,
+        eval_every: 2,
+        eval_games: 30,
+        ..tiny(steps)
+    };
+    let mut t = Trainer::new(mixed(8_000), &out, false).unwrap();
+    t.run(Arc::new(AtomicBool::new(false)), |_| {}).unwrap();
+    let s = t.state().clone();
+    assert_eq!(s.episodes_per_table.len(), 2);
+    assert!(
+        s.episodes_per_table.iter().all(|&e| e > 0),
+        "{:?}",
+        s.episodes_per_table
+    );
+    assert_eq!(s.episodes_per_table.iter().sum::<u64>(), s.episodes);
+    // The first table names the run, as in a one-table run.
+    assert_eq!(
+        (t.config().rules.as_str(), t.config().players),
+        ("classic", 2)
+    );
+    drop(t);
+    let meta = uno_agents::neural::read_meta(&out.join("latest")).unwrap();
+    let tables: Vec<(String, usize)> = meta
+        .all_tables()
+        .into_iter()
+        .map(|t| (t.rules, t.players))
+        .collect();
+    assert_eq!(
+        tables,
+        vec![("classic".to_string(), 2), ("attack-2010".to_string(), 3)]
+    );
+    // Plays on either table's rules without a note; other rules are refused.
+    let game = |r: &str, n| uno_env::Game::new(Rules::preset(r).unwrap(), n).unwrap();
+    let check = |g: &uno_env::Game| uno_agents::neural::check_compatible(&out.join("latest"), g);
+    assert_eq!(check(&game("classic", 2)).unwrap(), None);
+    assert_eq!(check(&game("attack-2010", 3)).unwrap(), None);
+    assert!(
+        check(&game("attack-2010", 2))
+            .unwrap()
+            .unwrap()
+            .contains("3 players")
+    );
+    let err = check(&game("flash", 2)).unwrap_err().to_string();
+    assert!(
+        err.contains("`classic`, `attack-2010`, not `flash`"),
+        "{err}"
+    );
+    // The evaluation: each table on its own, and the means.
+    let eval = &meta.eval;
+    for tag in ["classic-2p", "attack-2010-3p"] {
+        let games = eval["tables"][tag]["heuristic"]["games"].as_u64();
+        assert_eq!(games, Some(30), "{eval}");
+    }
+    let mean = (eval["tables"]["classic-2p"]["random"]["win_rate"]
+        .as_f64()
+        .unwrap()
+        + eval["tables"]["attack-2010-3p"]["random"]["win_rate"]
+            .as_f64()
+            .unwrap())
+        / 2.0;
+    assert!((eval["random"]["win_rate"].as_f64().unwrap() - mean).abs() < 1e-9);
+    let metrics = std::fs::read_to_string(out.join("metrics.jsonl")).unwrap();
+    assert!(metrics.contains("eval/attack-2010-3p/win_rate_vs_heuristic"));
+    // Resuming with other tables is refused; with the same ones it continues.
+    let mut other = mixed(16_000);
+    other.tables.reverse();
+    let err = Trainer::new(other, &out, true)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(err.contains("cannot resume"), "{err}");
+    let t = Trainer::new(mixed(16_000), &out, true).unwrap();
+    assert_eq!(t.state().steps, s.steps);
+    assert_eq!(t.state().episodes_per_table, s.episodes_per_table);
 }

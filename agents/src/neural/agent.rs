@@ -14,7 +14,9 @@ use rand_chacha::ChaCha8Rng;
 use uno_env::obs::{OBS_SIZE, encode};
 use uno_env::{Game, NUM_ACTIONS, OBS_VERSION, State};
 
-use super::{CheckpointMeta, NeuralError, NeuralPolicy, masked_argmax, read_meta, sample_masked};
+use super::{
+    CheckpointMeta, NeuralError, NeuralPolicy, TableMeta, masked_argmax, read_meta, sample_masked,
+};
 use crate::agent::Agent;
 use crate::error::AgentError;
 
@@ -183,38 +185,46 @@ pub fn check_compatible_all(
 }
 
 /// Checks that a checkpoint was trained for these rules: its observation
-/// version and sizes and its rules name must match. A different table size
-/// (the observation is padded to 10 seats) or rules of the same name with
-/// other settings (a variant of the preset) are allowed and reported as a
-/// note in the Ok value.
+/// version and sizes and its rules name (one of its tables' names, for a run
+/// on several tables) must match. A different table size (the observation is
+/// padded to 10 seats) or rules of the same name with other settings (a
+/// variant of the preset) are allowed and reported as a note in the Ok value.
 pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, NeuralError> {
     let (dir, _) = split_sample(dir);
     let meta = read_meta(&dir)?;
     meta.check_loadable(EXPECTED)?;
-    if meta.rules != game.rules().name {
+    let name = &game.rules().name;
+    let tables = meta.all_tables();
+    let same_rules: Vec<&TableMeta> = tables.iter().filter(|t| &t.rules == name).collect();
+    // The table of these rules and this size, else the first of these rules.
+    let Some(table) = same_rules
+        .iter()
+        .find(|t| t.players == game.num_players())
+        .or(same_rules.first())
+    else {
+        let trained: Vec<String> = tables.iter().map(|t| format!("`{}`", t.rules)).collect();
         return Err(NeuralError::InvalidConfig(format!(
-            "checkpoint {} was trained for rules `{}`, not `{}`",
+            "checkpoint {} was trained for rules {}, not `{name}`",
             dir.display(),
-            meta.rules,
-            game.rules().name
+            trained.join(", ")
         )));
-    }
+    };
     let mut notes = Vec::new();
-    if meta.players != game.num_players() {
+    if table.players != game.num_players() {
         notes.push(format!(
             "note: checkpoint {} was trained with {} players, playing with {}",
             dir.display(),
-            meta.players,
+            table.players,
             game.num_players()
         ));
     }
-    if let Some(trained) = meta.trained_rules() {
+    if let Some(trained) = table.trained_rules() {
         let diff = trained.differences(game.rules());
         if !diff.is_empty() {
             notes.push(format!(
                 "note: checkpoint {} was trained on `{}` with other settings ({}): it plays, but these rules are new to it",
                 dir.display(),
-                meta.rules,
+                table.rules,
                 summarize(&diff)
             ));
         }

@@ -57,6 +57,10 @@ pub struct CheckpointMeta {
     /// before 2026-11-23: those were trained on the preset named by `rules`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rules_toml: Option<String>,
+    /// Every table of a run that trained on several (`rules` and `players`
+    /// above are the first); empty for a run on one table.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tables: Vec<TableMeta>,
     /// Free-form description of the training run (hyper-parameters, seed, command line...).
     #[serde(default)]
     pub trained_with: serde_json::Value,
@@ -65,13 +69,51 @@ pub struct CheckpointMeta {
     pub eval: serde_json::Value,
 }
 
-impl CheckpointMeta {
-    /// The rules the network was trained on: `rules_toml`, or for older
-    /// checkpoints the preset named by `rules` (`None` when neither is known).
+/// One table (rules and table size) a network was trained on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableMeta {
+    /// Name of the rule set.
+    pub rules: String,
+    /// Number of players.
+    pub players: usize,
+    /// The full rules, as TOML.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules_toml: Option<String>,
+}
+
+impl TableMeta {
+    /// The rules of this table: `rules_toml`, or the preset named by `rules`.
     pub fn trained_rules(&self) -> Option<uno_env::Rules> {
         match &self.rules_toml {
             Some(text) => uno_env::Rules::from_toml_str(text).ok(),
             None => uno_env::Rules::preset(&self.rules).ok(),
+        }
+    }
+}
+
+impl CheckpointMeta {
+    /// The rules the network was trained on: `rules_toml`, or for older
+    /// checkpoints the preset named by `rules` (`None` when neither is known).
+    pub fn trained_rules(&self) -> Option<uno_env::Rules> {
+        self.main_table().trained_rules()
+    }
+
+    /// The first (for most runs the only) table the network was trained on.
+    pub fn main_table(&self) -> TableMeta {
+        TableMeta {
+            rules: self.rules.clone(),
+            players: self.players,
+            rules_toml: self.rules_toml.clone(),
+        }
+    }
+
+    /// Every table the network was trained on: [`CheckpointMeta::tables`],
+    /// or the one named by `rules` and `players`.
+    pub fn all_tables(&self) -> Vec<TableMeta> {
+        if self.tables.is_empty() {
+            vec![self.main_table()]
+        } else {
+            self.tables.clone()
         }
     }
 
@@ -88,6 +130,7 @@ impl CheckpointMeta {
             steps: 0,
             updates: 0,
             rules_toml: None,
+            tables: Vec::new(),
             trained_with: serde_json::Value::Null,
             eval: serde_json::Value::Null,
         }

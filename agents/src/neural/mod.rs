@@ -16,9 +16,9 @@ pub use agent::{
     EXPECTED, NeuralAgent, build_checkpoint, check_compatible, check_compatible_all, register,
 };
 pub use checkpoint::{
-    CHECKPOINT_FORMAT_VERSION, CheckpointMeta, META_FILE, MODEL_FILE, OPTIM_FILE, load_checkpoint,
-    load_checkpoint_on, load_weights, read_meta, save_checkpoint, save_weights, tmp_path_for,
-    write_atomic, write_meta,
+    CHECKPOINT_FORMAT_VERSION, CheckpointMeta, META_FILE, MODEL_FILE, OPTIM_FILE, TableMeta,
+    load_checkpoint, load_checkpoint_on, load_weights, read_meta, save_checkpoint, save_weights,
+    tmp_path_for, write_atomic, write_meta,
 };
 pub use device::{available_devices, device_by_name};
 pub use net::{MAX_PARAMS, NetConfig, PolicyValueNet};

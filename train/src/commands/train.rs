@@ -17,6 +17,10 @@ pub struct Args {
     /// Players per table.
     #[arg(long)]
     players: Option<usize>,
+    /// Train one network on several tables at once, RULES:PLAYERS each
+    /// (e.g. attack-2010:4,classic:2); the games are shared out evenly.
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["rules", "players"])]
+    tables: Option<Vec<String>>,
     /// Environment steps to train for (e.g. 2000000 or 2e6); the run ends
     /// with the first whole update past it.
     #[arg(long, value_parser = parse_count)]
@@ -73,6 +77,15 @@ pub fn run(a: Args) -> CmdResult {
         }
         None => TrainConfig::default(),
     };
+    if !cfg.tables.is_empty() && (a.rules.is_some() || a.players.is_some()) {
+        return Err(format!(
+            "the config trains on several tables ({}); change them with --tables, not --rules or --players",
+            cfg.tables.join(", ")
+        ));
+    }
+    if let Some(v) = a.tables {
+        cfg.tables = v;
+    }
     if let Some(v) = a.rules {
         cfg.rules = v;
     }
