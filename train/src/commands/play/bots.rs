@@ -1,8 +1,10 @@
 //! Which bot sits at the table: the `--bot` spec, or the shipped checkpoint
 //! for these rules and table size (`checkpoints/<rules>-<N>p/meta.json`),
-//! falling back to `heuristic`.
+//! else a shipped network trained on several tables that include these rules
+//! (`train --tables`, e.g. `checkpoints/universal`), falling back to `heuristic`.
 
 use std::path::{Path, PathBuf};
+use uno_agents::neural::TableMeta;
 use uno_agents::{Agent, AgentSpec, build, parse_spec};
 use uno_env::Game;
 
@@ -39,6 +41,50 @@ pub fn shipped_checkpoint(rules: &str, players: usize) -> Option<PathBuf> {
         .find(|d| d.join("meta.json").is_file())
 }
 
+/// A shipped checkpoint trained on several tables, one of them of these
+/// rules: the one with a table of this size too, else the first by name.
+/// Returns the directory and the matching table.
+pub fn shipped_multi_table(rules: &str, players: usize) -> Option<(PathBuf, TableMeta)> {
+    multi_table_in(&checkpoint_roots(), rules, players)
+}
+
+/// [`shipped_multi_table`] among the checkpoint directories under `roots`
+/// (the first root holding any match wins).
+fn multi_table_in(roots: &[PathBuf], rules: &str, players: usize) -> Option<(PathBuf, TableMeta)> {
+    let mut found: Vec<(bool, PathBuf, TableMeta)> = Vec::new();
+    for root in roots {
+        let Ok(entries) = std::fs::read_dir(root) else {
+            continue;
+        };
+        let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        dirs.sort();
+        for dir in dirs {
+            let Ok(meta) = uno_agents::neural::read_meta(&dir) else {
+                continue;
+            };
+            let same_rules = meta.tables.iter().filter(|t| t.rules == rules);
+            let mut best: Option<&TableMeta> = None;
+            for t in same_rules {
+                if best.is_none() || t.players == players {
+                    best = Some(t);
+                }
+            }
+            if let Some(t) = best {
+                found.push((t.players == players, dir.clone(), t.clone()));
+            }
+        }
+        if !found.is_empty() {
+            break;
+        }
+    }
+    // An exact table size first; otherwise the first found.
+    let k = found.iter().position(|f| f.0).unwrap_or(0);
+    (!found.is_empty()).then(|| {
+        let (_, dir, table) = found.swap_remove(k);
+        (dir, table)
+    })
+}
+
 /// Resolves `--bot` (or the default) into a spec; an explicit bad spec is an error.
 pub fn resolve(bot: Option<&str>, game: &Game, rules_arg: &str) -> Result<BotChoice, String> {
     if let Some(s) = bot {
@@ -52,12 +98,25 @@ pub fn resolve(bot: Option<&str>, game: &Game, rules_arg: &str) -> Result<BotCho
     }
     let name = rules_key(game, rules_arg);
     let n = game.num_players();
-    if let Some(dir) = shipped_checkpoint(&name, n) {
+    let shipped = match shipped_checkpoint(&name, n) {
+        Some(dir) => {
+            // An unreadable meta.json fails to load below, with its error.
+            let table = uno_agents::neural::read_meta(&dir)
+                .map(|m| m.main_table())
+                .unwrap_or(TableMeta {
+                    rules: name.clone(),
+                    players: n,
+                    rules_toml: None,
+                });
+            Some((dir, table))
+        }
+        None => shipped_multi_table(&name, n),
+    };
+    if let Some((dir, table)) = shipped {
         // A variant of the preset (a rules file that keeps its name) is not
         // what the checkpoint learned: the heuristic plays instead.
-        let changed = uno_agents::neural::read_meta(&dir)
-            .ok()
-            .and_then(|m| m.trained_rules())
+        let changed = table
+            .trained_rules()
             .map(|r| r.differences(game.rules()))
             .unwrap_or_default();
         if !changed.is_empty() {
@@ -74,8 +133,13 @@ pub fn resolve(bot: Option<&str>, game: &Game, rules_arg: &str) -> Result<BotCho
         let spec = AgentSpec::Checkpoint(dir.clone());
         match build(&spec, 0) {
             Ok(_) => {
+                let size = if table.players == n {
+                    String::new()
+                } else {
+                    format!(", trained at {} players", table.players)
+                };
                 return Ok(BotChoice {
-                    note: format!("bot: shipped checkpoint {}", dir.display()),
+                    note: format!("bot: shipped checkpoint {}{size}", dir.display()),
                     spec,
                 });
             }
@@ -125,4 +189,53 @@ pub fn build_seats(
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use uno_agents::neural::{CheckpointMeta, NetConfig, write_meta};
+
+    /// Writes a meta.json trained on `tables` (none: a one-table checkpoint) into `dir`.
+    fn fake(dir: &Path, tables: &[(&str, usize)]) {
+        let mut meta = CheckpointMeta::new(
+            "classic",
+            2,
+            uno_env::OBS_VERSION,
+            NetConfig::new(uno_env::obs::OBS_SIZE, uno_env::NUM_ACTIONS),
+        );
+        meta.tables = tables
+            .iter()
+            .map(|&(r, p)| TableMeta {
+                rules: r.into(),
+                players: p,
+                rules_toml: None,
+            })
+            .collect();
+        std::fs::create_dir_all(dir).unwrap();
+        write_meta(dir, &meta).unwrap();
+    }
+
+    #[test]
+    fn a_multi_table_checkpoint_serves_the_rules_it_lists() {
+        let root = tempfile::tempdir().unwrap();
+        let roots = vec![root.path().to_path_buf()];
+        fake(&root.path().join("classic-2p"), &[]);
+        fake(&root.path().join("a"), &[("flash", 2), ("classic", 3)]);
+        fake(&root.path().join("b"), &[("flash", 4), ("attack-1999", 2)]);
+        let pick = |r: &str, n| {
+            multi_table_in(&roots, r, n).map(|(d, t)| {
+                let name = d.file_name().unwrap().to_string_lossy().to_string();
+                (name, t.players)
+            })
+        };
+        // The table of this size where one has it, else the first by name.
+        assert_eq!(pick("flash", 4), Some(("b".into(), 4)));
+        assert_eq!(pick("flash", 2), Some(("a".into(), 2)));
+        assert_eq!(pick("flash", 3), Some(("a".into(), 2)));
+        assert_eq!(pick("attack-1999", 4), Some(("b".into(), 2)));
+        // One-table checkpoints are found by name only (`shipped_checkpoint`).
+        assert_eq!(pick("attack-modern", 2), None);
+        assert_eq!(pick("classic", 2), Some(("a".into(), 3)));
+    }
 }
