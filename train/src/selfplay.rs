@@ -420,6 +420,8 @@ struct Table {
     buf: Buffers,
     /// Index of the table's first game among the run's games.
     offset: usize,
+    /// Episodes finished since the last update's log, and their total length (decisions).
+    ended: (u64, u64),
 }
 
 impl Table {
@@ -503,6 +505,7 @@ impl Trainer {
                 env,
                 buf: Buffers::new(n),
                 offset: table_of.len(),
+                ended: (0, 0),
             });
             table_of.extend(std::iter::repeat_n(k, n));
         }
@@ -777,6 +780,9 @@ impl Trainer {
                 }
                 if buf.terminated[j] == 1 || buf.truncated[j] == 1 {
                     let winner = buf.winner[j];
+                    let len = u64::from(buf.episode_len[j]);
+                    let ended = &mut self.tables[k].ended;
+                    *ended = (ended.0 + 1, ended.1 + len);
                     self.state.episodes_per_table[k] += 1;
                     self.finish_episode(i, winner);
                     self.assign(i)?;
@@ -958,6 +964,21 @@ impl Trainer {
         scalars.push(("perf/rollout_seconds".into(), rollout_secs));
         scalars.push(("perf/steps_per_sec".into(), rate));
         scalars.push(("train/episodes".into(), self.state.episodes as f64));
+        // Mean episode length (decisions of every seat) of the episodes
+        // finished since the last update: overall, and per table when several.
+        let (mut eps, mut len) = (0, 0);
+        let several = self.tables.len() > 1;
+        for table in &mut self.tables {
+            let (e, l) = std::mem::take(&mut table.ended);
+            if several && e > 0 {
+                let tag = format!("train/{}/episode_length", table.tag());
+                scalars.push((tag, l as f64 / e as f64));
+            }
+            (eps, len) = (eps + e, len + l);
+        }
+        if eps > 0 {
+            scalars.push(("train/episode_length".into(), len as f64 / eps as f64));
+        }
         scalars.push(("train/samples".into(), self.state.samples as f64));
         let p = self.progress(rate);
         scalars.push(("train/recent_win_rate_vs_opponents".into(), p.win_rate));

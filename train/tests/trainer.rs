@@ -106,6 +106,21 @@ fn resume_continues_steps_updates_and_optimizer() {
         .collect();
     assert!(rates.len() >= 2, "{metrics}");
     assert!(rates.iter().all(|&r| r > 0.0), "{rates:?}");
+    // A 2-player classic round takes tens of decisions.
+    let lengths: Vec<f64> = metrics
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["scalars"]["train/episode_length"].as_f64())
+        .collect();
+    assert!(!lengths.is_empty(), "{metrics}");
+    assert!(
+        lengths.iter().all(|&l| (5.0..500.0).contains(&l)),
+        "{lengths:?}"
+    );
+    assert!(
+        !metrics.contains("classic-2p/episode_length"),
+        "one table: no per-table lengths"
+    );
     let learner: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("latest/learner.json")).unwrap())
             .unwrap();
@@ -694,6 +709,22 @@ fn a_run_on_several_tables_trains_one_network_for_all() {
     assert!((eval["random"]["win_rate"].as_f64().unwrap() - mean).abs() < 1e-9);
     let metrics = std::fs::read_to_string(out.join("metrics.jsonl")).unwrap();
     assert!(metrics.contains("eval/attack-2010-3p/win_rate_vs_heuristic"));
+    // Episode lengths, per table and overall, from the episodes each update saw.
+    let lengths = |key: &str| -> Vec<f64> {
+        metrics
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter_map(|v| v["scalars"][key].as_f64())
+            .collect()
+    };
+    for key in [
+        "train/episode_length",
+        "train/classic-2p/episode_length",
+        "train/attack-2010-3p/episode_length",
+    ] {
+        let v = lengths(key);
+        assert!(!v.is_empty() && v.iter().all(|&l| l > 3.0), "{key}: {v:?}");
+    }
     // Resuming with other tables is refused; with the same ones it continues.
     let mut other = mixed(16_000);
     other.tables.reverse();
