@@ -509,6 +509,15 @@ impl Trainer {
             });
             table_of.extend(std::iter::repeat_n(k, n));
         }
+        // Tables are told apart by rules name and size (in metrics and meta.json).
+        for (k, t) in tables.iter().enumerate() {
+            if tables[..k].iter().any(|u| u.tag() == t.tag()) {
+                return Err(TrainError::Config(format!(
+                    "two tables are {}: their rules have the same name",
+                    t.tag()
+                )));
+            }
+        }
         let expected = Some((OBS_VERSION, OBS_SIZE, NUM_ACTIONS));
         let latest = out.join("latest");
         let (mut learner, mut state) = if resume && latest.join("meta.json").is_file() {

@@ -651,6 +651,20 @@ fn a_run_on_several_tables_trains_one_network_for_all() {
         eval_games: 30,
         ..tiny(steps)
     };
+    // A variant that keeps its preset's name cannot sit beside the preset at
+    // the same table size: the two would share a name in metrics and meta.json.
+    let variant = dir.path().join("variant.toml");
+    std::fs::write(&variant, "preset = \"classic\"\n[options]\nhand_size = 5\n").unwrap();
+    let clash = TrainConfig {
+        tables: vec!["classic:2".into(), format!("{}:2", variant.display())],
+        ..mixed(8_000)
+    };
+    let err = Trainer::new(clash, &out, false)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(err.contains("two tables are classic-2p"), "{err}");
+    assert!(!out.exists());
     let mut t = Trainer::new(mixed(8_000), &out, false).unwrap();
     t.run(Arc::new(AtomicBool::new(false)), |_| {}).unwrap();
     let s = t.state().clone();
