@@ -202,7 +202,13 @@ pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, Neura
         .find(|t| t.players == game.num_players())
         .or(same_rules.first())
     else {
-        let trained: Vec<String> = tables.iter().map(|t| format!("`{}`", t.rules)).collect();
+        let mut trained: Vec<String> = Vec::new();
+        for t in &tables {
+            let quoted = format!("`{}`", t.rules);
+            if !trained.contains(&quoted) {
+                trained.push(quoted);
+            }
+        }
         return Err(NeuralError::InvalidConfig(format!(
             "checkpoint {} was trained for rules {}, not `{name}`",
             dir.display(),
