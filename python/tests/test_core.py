@@ -3,6 +3,7 @@
 import copy
 import json
 import shutil
+import warnings
 
 import numpy as np
 import pytest
@@ -389,4 +390,19 @@ def test_checkpoint_at_another_table_size_warns():
     agent = ua.Agent(f"checkpoint:{CHECKPOINTS / 'attack-2010-2p'}")
     st = ua.Game("attack-2010", 4).new_state(0)
     with pytest.warns(UserWarning, match="trained with 2 players, playing with 4"):
+        assert agent.act(st) in st.legal_actions()
+
+
+def test_a_network_trained_on_several_tables_plays_each_of_them():
+    # checkpoints/universal was trained on every preset at 2 and 4 players
+    # (`uno-attack train --tables ...`): it plays each without a note.
+    agent = ua.Agent(f"checkpoint:{CHECKPOINTS / 'universal'}")
+    for rules in ["attack-1999", "attack-2010", "attack-modern", "flash", "classic"]:
+        for n in (2, 4):
+            st = ua.Game(rules, n).new_state(1)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                assert agent.act(st) in st.legal_actions()
+    st = ua.Game("flash", 3).new_state(0)
+    with pytest.warns(UserWarning, match="trained with 2 players, playing with 3"):
         assert agent.act(st) in st.legal_actions()

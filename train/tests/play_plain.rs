@@ -255,6 +255,16 @@ fn a_variant_of_a_preset_gets_the_heuristic_not_the_presets_checkpoint() {
     let (code, out, err) = play("classic");
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("bot: shipped checkpoint"), "{}", tail(&out));
+    assert!(out.contains("classic-2p"), "{}", tail(&out));
+    // No checkpoint ships for Flash alone: the network trained on every
+    // preset (`checkpoints/universal`, `train --tables`) plays.
+    let (code, out, err) = play("flash");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("bot: shipped checkpoint") && out.contains("universal"),
+        "{}",
+        tail(&out)
+    );
     // Same name (the file starts from the preset), other settings.
     let path = tmp("variant.toml");
     std::fs::write(&path, "preset = \"classic\"\n[options]\nhand_size = 5\n").unwrap();
