@@ -39,6 +39,15 @@ fn tiny(steps: u64) -> TrainConfig {
     }
 }
 
+/// The values of scalar `key` in the lines of a run's `metrics.jsonl`, in order.
+fn series(metrics: &str, key: &str) -> Vec<f64> {
+    metrics
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["scalars"][key].as_f64())
+        .collect()
+}
+
 /// Win rate (and its lower 95 % bound) of checkpoint `dir` against `random` in 2-player classic.
 fn win_rate_vs_random(dir: &Path, games: u64) -> (f64, f64) {
     uno_agents::neural::register();
@@ -99,19 +108,11 @@ fn resume_continues_steps_updates_and_optimizer() {
     // (`run` flushed the metrics.) Every update logs a real throughput, the first ones of a fresh start
     // and of a resume included (they used to log 0).
     let metrics = std::fs::read_to_string(out.join("metrics.jsonl")).unwrap();
-    let rates: Vec<f64> = metrics
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v["scalars"]["perf/steps_per_sec"].as_f64())
-        .collect();
+    let rates = series(&metrics, "perf/steps_per_sec");
     assert!(rates.len() >= 2, "{metrics}");
     assert!(rates.iter().all(|&r| r > 0.0), "{rates:?}");
     // A 2-player classic round takes tens of decisions.
-    let lengths: Vec<f64> = metrics
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v["scalars"]["train/episode_length"].as_f64())
-        .collect();
+    let lengths = series(&metrics, "train/episode_length");
     assert!(!lengths.is_empty(), "{metrics}");
     assert!(
         lengths.iter().all(|&l| (5.0..500.0).contains(&l)),
@@ -724,19 +725,12 @@ fn a_run_on_several_tables_trains_one_network_for_all() {
     let metrics = std::fs::read_to_string(out.join("metrics.jsonl")).unwrap();
     assert!(metrics.contains("eval/attack-2010-3p/win_rate_vs_heuristic"));
     // Episode lengths, per table and overall, from the episodes each update saw.
-    let lengths = |key: &str| -> Vec<f64> {
-        metrics
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .filter_map(|v| v["scalars"][key].as_f64())
-            .collect()
-    };
     for key in [
         "train/episode_length",
         "train/classic-2p/episode_length",
         "train/attack-2010-3p/episode_length",
     ] {
-        let v = lengths(key);
+        let v = series(&metrics, key);
         assert!(!v.is_empty() && v.iter().all(|&l| l > 3.0), "{key}: {v:?}");
     }
     // Resuming with other tables is refused; with the same ones it continues.
