@@ -14,9 +14,7 @@ use rand_chacha::ChaCha8Rng;
 use uno_env::obs::{OBS_SIZE, encode};
 use uno_env::{Game, NUM_ACTIONS, OBS_VERSION, State};
 
-use super::{
-    CheckpointMeta, NeuralError, NeuralPolicy, TableMeta, masked_argmax, read_meta, sample_masked,
-};
+use super::{CheckpointMeta, NeuralError, NeuralPolicy, masked_argmax, read_meta, sample_masked};
 use crate::agent::Agent;
 use crate::error::AgentError;
 
@@ -194,16 +192,9 @@ pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, Neura
     let meta = read_meta(&dir)?;
     meta.check_loadable(EXPECTED)?;
     let name = &game.rules().name;
-    let tables = meta.all_tables();
-    let same_rules: Vec<&TableMeta> = tables.iter().filter(|t| &t.rules == name).collect();
-    // The table of these rules and this size, else the first of these rules.
-    let Some(table) = same_rules
-        .iter()
-        .find(|t| t.players == game.num_players())
-        .or(same_rules.first())
-    else {
+    let Some(table) = meta.table_for(name, game.num_players()) else {
         let mut trained: Vec<String> = Vec::new();
-        for t in &tables {
+        for t in &meta.all_tables() {
             let quoted = format!("`{}`", t.rules);
             if !trained.contains(&quoted) {
                 trained.push(quoted);

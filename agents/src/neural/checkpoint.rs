@@ -117,6 +117,18 @@ impl CheckpointMeta {
         }
     }
 
+    /// The table it was trained on for `rules`: the one of this size, else
+    /// the first of these rules (`None` when no table has these rules).
+    pub fn table_for(&self, rules: &str, players: usize) -> Option<TableMeta> {
+        let tables = self.all_tables();
+        let same: Vec<&TableMeta> = tables.iter().filter(|t| t.rules == rules).collect();
+        let table = same
+            .iter()
+            .find(|t| t.players == players)
+            .or(same.first())?;
+        Some((*table).clone())
+    }
+
     /// Metadata for a fresh network with zero steps/updates and empty free-form fields.
     pub fn new(rules: impl Into<String>, players: usize, obs_version: u32, net: NetConfig) -> Self {
         Self {

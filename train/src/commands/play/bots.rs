@@ -62,15 +62,12 @@ fn multi_table_in(roots: &[PathBuf], rules: &str, players: usize) -> Option<(Pat
             let Ok(meta) = uno_agents::neural::read_meta(&dir) else {
                 continue;
             };
-            let same_rules = meta.tables.iter().filter(|t| t.rules == rules);
-            let mut best: Option<&TableMeta> = None;
-            for t in same_rules {
-                if best.is_none() || t.players == players {
-                    best = Some(t);
-                }
+            // One-table checkpoints are found by name (`shipped_checkpoint`).
+            if meta.tables.is_empty() {
+                continue;
             }
-            if let Some(t) = best {
-                found.push((t.players == players, dir.clone(), t.clone()));
+            if let Some(t) = meta.table_for(rules, players) {
+                found.push((t.players == players, dir, t));
             }
         }
         if !found.is_empty() {
