@@ -11,9 +11,10 @@
 //! A [`Team`] keeps `threads − 1` workers that spin briefly on a batch counter
 //! before parking, and the calling thread takes part in every job, so a step
 //! that follows the previous one closely starts on all cores without a system
-//! call and ends without one. Work is handed out by the job itself (an atomic
-//! counter over parts), so it balances uneven games. The step path does not
-//! allocate.
+//! call and ends without one. Work is handed out by the job itself (each
+//! thread first takes the parts it took last batch, then helps the others),
+//! so it keeps games in one core's cache and still balances uneven games. The
+//! step path does not allocate.
 
 use std::cell::UnsafeCell;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
@@ -33,7 +34,7 @@ const SPINS_PER_CLOCK_READ: u32 = 64;
 
 /// The job of the current batch: a pointer to the caller's closure, with its
 /// lifetime erased (see [`Team::run`] for why that is sound).
-type JobPtr = *const (dyn Fn() + Sync + 'static);
+type JobPtr = *const (dyn Fn(usize) + Sync + 'static);
 
 struct Shared {
     /// Number of the current batch; a worker runs the job when it changes.
@@ -80,7 +81,7 @@ impl Team {
             let shared = Arc::clone(&team.shared);
             let handle = thread::Builder::new()
                 .name(format!("uno-env-{i}"))
-                .spawn(move || worker(&shared))?;
+                .spawn(move || worker(&shared, i))?;
             team.workers.push(handle);
         }
         Ok(team)
@@ -92,11 +93,14 @@ impl Team {
     }
 
     /// Runs `job` once on every thread of the team (the caller included) and
-    /// returns when all have finished. The job divides the work itself.
+    /// returns when all have finished. Each thread passes its own index (0 for
+    /// the caller, `1..threads` for the workers, the same in every batch), so
+    /// the job can give a thread the same games batch after batch (they stay in
+    /// its core's cache). The job divides the work itself.
     /// A panic in any thread's job is resumed here after all have finished.
     /// (`&mut self`: one batch at a time, so `job` is never written while a
     /// worker reads it.)
-    pub(crate) fn run(&mut self, job: &(dyn Fn() + Sync)) {
+    pub(crate) fn run(&mut self, job: &(dyn Fn(usize) + Sync)) {
         let s = &*self.shared;
         // SAFETY: every worker finished the previous batch (`busy` reached 0
         // before the last `run` returned), so none reads `job` now. The
@@ -104,7 +108,7 @@ impl Team {
         // (or unwind) before `busy` is 0 again, i.e. before every worker is
         // done with the closure, and workers never touch `job` between batches.
         unsafe {
-            *s.job.get() = Some(std::mem::transmute::<&(dyn Fn() + Sync), JobPtr>(job));
+            *s.job.get() = Some(std::mem::transmute::<&(dyn Fn(usize) + Sync), JobPtr>(job));
         }
         s.busy.store(self.workers.len(), Ordering::Relaxed);
         s.epoch.fetch_add(1, Ordering::Release);
@@ -112,7 +116,7 @@ impl Team {
             // Cheap when the worker is spinning; wakes it when parked.
             w.thread().unpark();
         }
-        let mine = catch_unwind(AssertUnwindSafe(job));
+        let mine = catch_unwind(AssertUnwindSafe(|| job(0)));
         let mut wait = Spin::new();
         while s.busy.load(Ordering::Acquire) != 0 {
             if !wait.spin() {
@@ -157,7 +161,7 @@ impl Spin {
     }
 }
 
-fn worker(s: &Shared) {
+fn worker(s: &Shared, index: usize) {
     let mut seen = 0u64;
     loop {
         let mut wait = Spin::new();
@@ -180,7 +184,7 @@ fn worker(s: &Shared) {
         // the acquire load above observed, and stays valid until this worker
         // decrements `busy` (see `Team::run`).
         let job = unsafe { &*(*s.job.get()).expect("job set before the epoch") };
-        if catch_unwind(AssertUnwindSafe(job)).is_err() {
+        if catch_unwind(AssertUnwindSafe(|| job(index))).is_err() {
             s.panicked.store(true, Ordering::Relaxed);
         }
         s.busy.fetch_sub(1, Ordering::Release);
@@ -212,9 +216,11 @@ mod tests {
                 let next = AtomicUsize::new(0);
                 let sum = AtomicUsize::new(0);
                 let entered = AtomicUsize::new(0);
+                let indices = AtomicUsize::new(0);
                 let parts = 37;
-                team.run(&|| {
+                team.run(&|t| {
                     entered.fetch_add(1, Ordering::Relaxed);
+                    indices.fetch_or(1 << t, Ordering::Relaxed);
                     loop {
                         let k = next.fetch_add(1, Ordering::Relaxed);
                         if k >= parts {
@@ -224,6 +230,8 @@ mod tests {
                     }
                 });
                 assert_eq!(entered.load(Ordering::Relaxed), threads);
+                // Each thread passes its own index: 0..threads, each once.
+                assert_eq!(indices.load(Ordering::Relaxed), (1 << threads) - 1);
                 assert_eq!(
                     sum.load(Ordering::Relaxed),
                     (0..parts).map(|k| k + round).sum::<usize>()
@@ -236,11 +244,11 @@ mod tests {
     fn a_panicking_job_is_reported_and_the_team_keeps_working() {
         let mut team = Team::new(2).unwrap();
         let caught = catch_unwind(AssertUnwindSafe(|| {
-            team.run(&|| panic!("boom"));
+            team.run(&|_| panic!("boom"));
         }));
         assert!(caught.is_err());
         let count = AtomicUsize::new(0);
-        team.run(&|| {
+        team.run(&|_| {
             count.fetch_add(1, Ordering::Relaxed);
         });
         assert_eq!(count.load(Ordering::Relaxed), 2);

@@ -5,9 +5,10 @@
 //! game: the next observation and legal-action mask, the seat to act, rewards,
 //! `terminated` / `truncated`, and for finished episodes the final observation,
 //! length and winner — then auto-resets that game, so the written observation
-//! is already the new episode's first. Games are split into parts that the
-//! threads of a thread team (`team.rs`) take in turn (the calling thread is one
-//! of them); every game draws chance from its own
+//! is already the new episode's first. Games are split into parts; each
+//! thread of a thread team (`team.rs`; the calling thread is one of them)
+//! steps its own run of parts, the same every batch, then helps with the
+//! others' parts. Every game draws chance from its own
 //! ChaCha stream (stream = game index), so results are bit-identical for any
 //! thread count. The step path does not allocate.
 
@@ -599,12 +600,16 @@ const PARTS_PER_THREAD: usize = 8;
 /// Most parts a batch is cut into.
 const MAX_PARTS: usize = 64;
 
-/// Steps `chunk` on every thread of `team`: the batch is cut into parts, and
-/// each thread takes the next untaken part until none is left. Which thread
-/// steps a game does not change its result (every game has its own streams).
+/// Steps `chunk` on every thread of `team`. The batch is cut into parts, and
+/// each thread owns a contiguous run of them: it steps its own parts first (the
+/// same games every batch, so their states stay in its core's cache), then
+/// takes the next untaken part of the other threads' runs until none is left
+/// (so threads that finish early even out uneven games). Which thread steps a
+/// game does not change its result (every game has its own streams).
 fn parallel_run(team: &mut Team, ctx: &StepCtx<'_>, chunk: Chunk<'_>) {
     let n = chunk.states.len();
-    let parts = (team.threads() * PARTS_PER_THREAD).min(MAX_PARTS).min(n);
+    let threads = team.threads();
+    let parts = (threads * PARTS_PER_THREAD).min(MAX_PARTS).min(n);
     let slots: [Mutex<Option<Chunk<'_>>>; MAX_PARTS] = std::array::from_fn(|_| Mutex::new(None));
     let mut rest = chunk;
     for (p, slot) in slots.iter().enumerate().take(parts) {
@@ -613,16 +618,23 @@ fn parallel_run(team: &mut Team, ctx: &StepCtx<'_>, chunk: Chunk<'_>) {
         *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(part);
         rest = tail;
     }
-    let next = AtomicUsize::new(0);
-    team.run(&|| {
-        loop {
-            let k = next.fetch_add(1, Ordering::Relaxed);
-            if k >= parts {
-                break;
-            }
-            let part = slots[k].lock().unwrap_or_else(|e| e.into_inner()).take();
-            if let Some(part) = part {
-                ctx.run_chunk(part);
+    // Owner `o` of `owners` holds parts `start(o)..start(o + 1)`; `cursor[o]`
+    // is the next of them not yet taken, by the owner or by a helper.
+    let owners = threads.min(parts);
+    let start = |o: usize| o * parts / owners;
+    let cursor: [AtomicUsize; MAX_PARTS] = std::array::from_fn(|o| AtomicUsize::new(start(o)));
+    team.run(&|t| {
+        for i in 0..owners {
+            let o = (t + i) % owners;
+            loop {
+                let k = cursor[o].fetch_add(1, Ordering::Relaxed);
+                if k >= start(o + 1) {
+                    break;
+                }
+                let part = slots[k].lock().unwrap_or_else(|e| e.into_inner()).take();
+                if let Some(part) = part {
+                    ctx.run_chunk(part);
+                }
             }
         }
     });
