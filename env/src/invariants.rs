@@ -71,7 +71,12 @@ impl Game {
                 if c >= n || !s.is_active(c) {
                     return Err(format!("current seat {c} is not an active seat"));
                 }
-                if phase != Phase::ChooseColour && s.active_colour().is_none() {
+                // The colour is unset while it is being named, and (C-4,
+                // explicit UNO call) during the call that comes before it
+                // when a wild was the second-to-last card.
+                let naming = phase == Phase::ChooseColour
+                    || (phase == Phase::UnoCall && s.pending_face().is_some_and(|f| f.is_wild()));
+                if !naming && s.active_colour().is_none() {
                     return Err("no active colour outside a colour decision".into());
                 }
                 if phase == Phase::Stack && s.stack == 0 {

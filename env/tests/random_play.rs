@@ -116,3 +116,70 @@ fn serialize_restore_continue_equals_never_stopping() {
         }
     }
 }
+
+/// Every preset with one rule option changed from its preset value: random
+/// play keeps every invariant (the options reshape the phase machine: C-4's
+/// explicit UNO call puts a decision between a wild and its colour, F-6's
+/// bluffing adds challenges, C-7's draw-then-play an after-draw decision, …).
+#[test]
+fn every_option_variant_keeps_invariants() {
+    use uno_env::rules::{AttackResume, TurnOrder, UnoCall};
+    type Tweak = (&'static str, fn(&mut Rules));
+    let tweaks: [Tweak; 11] = [
+        ("uno_call = explicit (C-4)", |r| {
+            r.options.uno_call = UnoCall::Explicit
+        }),
+        ("uno_call = explicit, catch 0.5 (C-4)", |r| {
+            r.options.uno_call = UnoCall::Explicit;
+            r.options.catch_probability = 0.5;
+        }),
+        ("stop_hits_on_fire flipped", |r| {
+            r.options.stop_hits_on_fire = !r.options.stop_hits_on_fire
+        }),
+        ("mega_hit flipped", |r| {
+            r.options.mega_hit = !r.options.mega_hit
+        }),
+        ("attack_resume = after-target", |r| {
+            r.options.attack_resume = AttackResume::AfterTarget
+        }),
+        ("bonus_play_after_skip flipped", |r| {
+            r.options.bonus_play_after_skip = !r.options.bonus_play_after_skip
+        }),
+        ("targeted_draws flipped", |r| {
+            r.options.targeted_draws = !r.options.targeted_draws
+        }),
+        ("wd4_bluffing flipped", |r| {
+            r.options.wd4_bluffing = !r.options.wd4_bluffing
+        }),
+        ("draw_then_play flipped", |r| {
+            r.options.draw_then_play = !r.options.draw_then_play
+        }),
+        ("turn_order = random-unit", |r| {
+            r.options.turn_order = TurnOrder::RandomUnit
+        }),
+        ("timeouts (F-3)", |r| r.options.timeout_chance = 0.2),
+    ];
+    for preset in PRESETS {
+        for (what, tweak) in &tweaks {
+            let mut rules = Rules::preset(preset).unwrap();
+            tweak(&mut rules);
+            if rules.validate().is_err() {
+                continue;
+            }
+            for players in [2, 4, 10] {
+                let game = Game::new(rules.clone(), players).unwrap();
+                let mut pick = ChanceRng::new(7, players as u64);
+                for seed in 0..30u64 {
+                    let mut s = game.new_state(seed);
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        random_round(&game, &mut s, &mut pick)
+                    }));
+                    assert!(
+                        result.is_ok(),
+                        "{preset}, {what}, {players} players, seed {seed}"
+                    );
+                }
+            }
+        }
+    }
+}
