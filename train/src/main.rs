@@ -53,9 +53,20 @@ fn parse() -> Result<Cli, ExitCode> {
             let _ = e.print();
             return ExitCode::from(e.exit_code() as u8);
         }
+        // The message up to the usage block, folded onto one line (clap puts
+        // what is missing, e.g. `<FILE>`, on the lines after the first).
         let text = e.to_string();
-        let first = text.lines().next().unwrap_or("error: invalid arguments");
-        eprintln!("{first} (see --help)");
+        let message: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .take_while(|l| !l.is_empty() && !l.starts_with("Usage:"))
+            .collect();
+        let message = if message.is_empty() {
+            "error: invalid arguments".to_string()
+        } else {
+            message.join(" ")
+        };
+        eprintln!("{message} (see --help)");
         ExitCode::from(2)
     })
 }

@@ -135,6 +135,45 @@ fn plain_mode_plays_a_full_round_and_refuses_bad_input() {
     assert_eq!(code, 0, "replay failed: {err}");
     assert!(rep.contains(&format!("[step {}/{}]", steps.len(), steps.len())));
     assert!(rep.contains("End: Round over") || rep.contains("End: Match over"));
+
+    // A damaged transcript is refused with a message naming what is wrong.
+    let first_action = steps
+        .iter()
+        .position(|s| s["kind"] == "action")
+        .expect("an action step");
+    let damaged: [(&str, Box<dyn Fn(&mut serde_json::Value)>, &str); 3] = [
+        (
+            "names",
+            Box::new(|t| t["names"] = serde_json::json!(["You"])),
+            "names has 1 entries for 3 players",
+        ),
+        (
+            "step-name",
+            Box::new(move |t| t["steps"][first_action]["name"] = "timeout".into()),
+            "is recorded with the name `timeout`",
+        ),
+        (
+            "scores",
+            Box::new(|t| t["scores"] = serde_json::json!([1, 2])),
+            "scores has 2 entries for 3 players",
+        ),
+    ];
+    for (name, damage, message) in damaged {
+        let mut bad = t.clone();
+        damage(&mut bad);
+        let path = tmp(&format!("damaged-{name}.json"));
+        std::fs::write(&path, bad.to_string()).unwrap();
+        let (code, _, err) = run(
+            &["replay", "--plain", path.to_str().unwrap()],
+            String::new(),
+            Duration::ZERO,
+            Duration::from_secs(30),
+        );
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(message), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+        let _ = std::fs::remove_file(&path);
+    }
     let _ = std::fs::remove_file(&tr);
 }
 
@@ -231,6 +270,45 @@ fn an_unwritable_transcript_is_refused_before_the_first_move() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("cannot write /no/such/dir/game.json"), "{err}");
     assert!(out.is_empty(), "no game was shown: {}", tail(&out));
+}
+
+#[test]
+fn a_bot_checkpoint_trained_for_other_rules_is_refused() {
+    let ckpt = concat!(env!("CARGO_MANIFEST_DIR"), "/../checkpoints/attack-2010-2p");
+    let bot = format!("checkpoint:{ckpt}");
+    let args = |rules: &'static str| {
+        [
+            "play",
+            "--plain",
+            "--rules",
+            rules,
+            "--players",
+            "2",
+            "--think-ms",
+            "0",
+            "--bot",
+        ]
+    };
+    let mut a: Vec<&str> = args("classic").to_vec();
+    a.push(&bot);
+    let (code, out, err) = run(&a, "quit\n".into(), Duration::ZERO, Duration::from_secs(30));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("was trained for rules `attack-2010`, not `classic`"),
+        "{err}"
+    );
+    assert!(out.is_empty(), "no game was shown: {}", tail(&out));
+    // Its own rules at another table size: it plays, with a note.
+    let mut a: Vec<&str> = args("attack-2010").to_vec();
+    a[5] = "3";
+    a.push(&bot);
+    let (code, out, err) = run(&a, "quit\n".into(), Duration::ZERO, Duration::from_secs(30));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("trained with 2 players, playing with 3"),
+        "{}",
+        tail(&out)
+    );
 }
 
 #[test]

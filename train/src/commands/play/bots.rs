@@ -86,10 +86,23 @@ fn multi_table_in(roots: &[PathBuf], rules: &str, players: usize) -> Option<(Pat
 pub fn resolve(bot: Option<&str>, game: &Game, rules_arg: &str) -> Result<BotChoice, String> {
     if let Some(s) = bot {
         let spec = parse_spec(s).map_err(|e| format!("--bot: {e}"))?;
+        // A checkpoint must have been trained for these rules, as in the
+        // arena; a table size or settings it did not see are noted.
+        let notes = uno_agents::neural::check_compatible_all(&spec.checkpoints(), game)
+            .map_err(|(_, e)| format!("--bot {s}: {e}"))?;
         // Build once now so a bad checkpoint fails before the screen opens.
         build(&spec, 0).map_err(|e| format!("--bot {s}: {e}"))?;
+        let notes: String = notes
+            .iter()
+            .map(|n| {
+                format!(
+                    " ({})",
+                    n.trim_start_matches("note: ").replace("\nnote: ", "; ")
+                )
+            })
+            .collect();
         return Ok(BotChoice {
-            note: format!("bot: {spec} (--bot)"),
+            note: format!("bot: {spec} (--bot){notes}"),
             spec,
         });
     }

@@ -144,9 +144,18 @@ colour:red, target:+1, challenge, accept, uno, no-uno); look (the table again); 
 fn reader() -> Receiver<String> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let stdin = std::io::stdin();
-        for line in stdin.lock().lines() {
-            let Ok(line) = line else { break };
+        let mut stdin = std::io::stdin().lock();
+        let mut bytes = Vec::new();
+        loop {
+            bytes.clear();
+            // Bytes, not `lines()`: a line that is not UTF-8 is bad input to
+            // refuse like any other, not the end of input.
+            match stdin.read_until(b'\n', &mut bytes) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let line = String::from_utf8_lossy(&bytes);
+            let line = line.trim_end_matches(['\n', '\r']).to_string();
             if tx.send(line).is_err() {
                 break;
             }

@@ -10,7 +10,7 @@ use super::session::{prompt, round_intro};
 use super::transcript::Transcript;
 use crossterm::event::{self, Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
 use std::time::Duration;
-use uno_env::{Event, EventLog, Game, Imposed, Rules, State};
+use uno_env::{Event, EventLog, Game, Imposed, Rules, State, action_name};
 
 /// The race outcomes in a step's recorded events (JSON): the SLAP loser and
 /// whether a silent UNO was caught.
@@ -45,6 +45,23 @@ impl Replay {
         if t.human_seat >= t.players {
             return Err(format!("human seat {} is not at the table", t.human_seat));
         }
+        if t.names.len() != t.players {
+            return Err(format!(
+                "names has {} entries for {} players",
+                t.names.len(),
+                t.players
+            ));
+        }
+        if t.scores.len() != t.players {
+            return Err(format!(
+                "scores has {} entries for {} players",
+                t.scores.len(),
+                t.players
+            ));
+        }
+        if let Some(w) = t.match_winner.filter(|&w| w >= t.players) {
+            return Err(format!("match winner {w} is not at the table"));
+        }
         let names = Names {
             names: t.names.clone(),
             human: t.human_seat,
@@ -71,6 +88,13 @@ impl Replay {
                     let a = step.action.ok_or_else(|| {
                         format!("step {}: an action step without an action", i + 1)
                     })?;
+                    if a >= uno_env::NUM_ACTIONS || action_name(a) != step.name {
+                        return Err(format!(
+                            "step {}: action {a} is recorded with the name `{}`",
+                            i + 1,
+                            step.name
+                        ));
+                    }
                     if s.current_player() != step.seat {
                         let seat =
                             |p: Option<usize>| p.map_or("nobody".into(), |p| format!("seat {p}"));
