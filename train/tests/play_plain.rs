@@ -141,7 +141,8 @@ fn plain_mode_plays_a_full_round_and_refuses_bad_input() {
         .iter()
         .position(|s| s["kind"] == "action")
         .expect("an action step");
-    let damaged: [(&str, Box<dyn Fn(&mut serde_json::Value)>, &str); 3] = [
+    type Damage = Box<dyn Fn(&mut serde_json::Value)>;
+    let damaged: [(&str, Damage, &str); 3] = [
         (
             "names",
             Box::new(|t| t["names"] = serde_json::json!(["You"])),
