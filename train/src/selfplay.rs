@@ -301,6 +301,9 @@ pub enum TrainError {
     /// I/O on the run directory.
     #[error("{0}")]
     Io(String),
+    /// `--resume` found no run, or an incomplete one, in the output directory.
+    #[error("{0}")]
+    NoRun(String),
     /// The output directory already holds a run and `--resume` was not given.
     #[error("{} already holds a training run: continue it with --resume, or train into a new --out", .0.display())]
     RunExists(PathBuf),
@@ -472,8 +475,28 @@ impl Trainer {
         cfg.validate().map_err(TrainError::Config)?;
         // Evaluations play `checkpoint:` agents.
         uno_agents::neural::register();
-        if !resume && out.join(TRAINER_FILE).exists() {
+        // What a run has trained lives in these; a run without any of them
+        // (stopped before its first checkpoint) has nothing to lose.
+        let trained = [TRAINER_FILE, "latest", "best", "pool"]
+            .iter()
+            .any(|f| out.join(f).exists());
+        if !resume && trained {
             return Err(TrainError::RunExists(out.to_path_buf()));
+        }
+        if resume && !out.is_dir() {
+            return Err(TrainError::NoRun(format!(
+                "no run to resume in {}: the directory does not exist",
+                out.display()
+            )));
+        }
+        let meta_file = out.join("latest").join("meta.json");
+        if resume && trained && !meta_file.is_file() {
+            return Err(TrainError::NoRun(format!(
+                "cannot resume: {} is missing, so the run's last checkpoint is incomplete \
+                 (nothing was changed; train into a new --out, with --init {} to start from its weights)",
+                meta_file.display(),
+                out.join("best").display()
+            )));
         }
         let list = cfg.table_list().map_err(TrainError::Config)?;
         (cfg.rules, cfg.players) = list[0].clone();
@@ -545,7 +568,19 @@ impl Trainer {
                     names(asked)
                 )));
             }
-            let text = std::fs::read_to_string(out.join(TRAINER_FILE)).map_err(io)?;
+            // The network is the checkpoint's: a config asking for another
+            // shape would be written to config.toml and describe another run.
+            let net = learner.net_config();
+            if net.hidden != cfg.hidden || net.layer_norm != cfg.layer_norm {
+                return Err(TrainError::Config(format!(
+                    "cannot resume: the config asks for hidden = {:?}, layer_norm = {}, but the run's network has hidden = {:?}, layer_norm = {}",
+                    cfg.hidden, cfg.layer_norm, net.hidden, net.layer_norm
+                )));
+            }
+            let trainer_file = out.join(TRAINER_FILE);
+            let text = std::fs::read_to_string(&trainer_file).map_err(|e| {
+                TrainError::Io(format!("cannot read {}: {e}", trainer_file.display()))
+            })?;
             let state: TrainerState = serde_json::from_str(&text)
                 .map_err(|e| TrainError::Io(format!("trainer.json: {e}")))?;
             (learner, state)

@@ -477,6 +477,72 @@ fn a_new_run_does_not_overwrite_an_existing_one() {
 }
 
 #[test]
+fn an_incomplete_or_missing_run_is_never_overwritten_or_silently_restarted() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let mut t = Trainer::new(tiny(5_000), &out, false).unwrap();
+    t.save().unwrap();
+    drop(t);
+    let model = out.join("latest/model.bpk");
+    let before = std::fs::read(&model).unwrap();
+    let err = |cfg: TrainConfig, dir: &std::path::Path, resume: bool| {
+        Trainer::new(cfg, dir, resume)
+            .err()
+            .expect("refused")
+            .to_string()
+    };
+
+    // A checkpoint without its meta.json: --resume refuses, naming the file.
+    let meta = out.join("latest/meta.json");
+    let meta_text = std::fs::read(&meta).unwrap();
+    std::fs::remove_file(&meta).unwrap();
+    let e = err(tiny(5_000), &out, true);
+    assert!(
+        e.contains("cannot resume") && e.contains("meta.json"),
+        "{e}"
+    );
+    std::fs::write(&meta, &meta_text).unwrap();
+
+    // No trainer.json, but checkpoints: a new run still refuses the directory,
+    // and --resume names the missing file.
+    let counters = std::fs::read(out.join("trainer.json")).unwrap();
+    std::fs::remove_file(out.join("trainer.json")).unwrap();
+    let e = err(tiny(5_000), &out, false);
+    assert!(e.contains("already holds a training run"), "{e}");
+    let e = err(tiny(5_000), &out, true);
+    assert!(e.contains("trainer.json"), "{e}");
+    std::fs::write(out.join("trainer.json"), &counters).unwrap();
+
+    // A network of another shape cannot resume this one.
+    let e = err(
+        TrainConfig {
+            hidden: vec![32],
+            ..tiny(5_000)
+        },
+        &out,
+        true,
+    );
+    assert!(e.contains("cannot resume") && e.contains("hidden"), "{e}");
+    assert_eq!(
+        std::fs::read(&model).unwrap(),
+        before,
+        "nothing was written"
+    );
+
+    // --resume of a directory that does not exist (a typo) starts nothing.
+    let typo = dir.path().join("rnu");
+    let e = err(tiny(5_000), &typo, true);
+    assert!(e.contains("no run to resume"), "{e}");
+    assert!(!typo.exists());
+    // A directory without checkpoints (stopped before the first) starts afresh.
+    let fresh = dir.path().join("fresh");
+    std::fs::create_dir(&fresh).unwrap();
+    assert!(Trainer::new(tiny(5_000), &fresh, true).is_ok());
+    // And the intact run resumes.
+    assert!(Trainer::new(tiny(5_000), &out, true).is_ok());
+}
+
+#[test]
 fn arena_agent_lists_keep_multi_option_specs_together() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_uno-attack"))
         .args([

@@ -34,7 +34,7 @@ pub struct Args {
     /// Continue the run in --out from its last checkpoint.
     #[arg(long)]
     resume: bool,
-    /// Threads for environment stepping and evaluation (at most 256).
+    /// Threads for environment stepping and evaluation (0 = all cores; at most 256).
     #[arg(long, value_parser = parse_threads)]
     threads: Option<usize>,
     /// Seed.
@@ -48,11 +48,11 @@ pub struct Args {
     eval_games: Option<u64>,
     /// Start a new run from this checkpoint's weights (e.g. a 2-player model
     /// for a 4-player run); fresh optimizer and counters.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "resume")]
     init: Option<PathBuf>,
     /// With --init: grow the checkpoint's network to these hidden widths (e.g. 512,512),
     /// computing the same function with more capacity.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', conflicts_with = "resume")]
     grow: Option<Vec<usize>>,
     /// Compute device: cpu (default), or wgpu / cuda[:N] in builds with `--features wgpu` / `--features cuda`.
     #[arg(long)]
@@ -67,13 +67,18 @@ pub fn run(a: Args) -> CmdResult {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
             toml::from_str::<TrainConfig>(&text)
-                .map_err(|e| format!("invalid training config {}: {}", p.display(), e.message()))?
+                .map_err(|e| format!("invalid training config {}", toml_error(p, &text, &e)))?
         }
         None if a.resume && a.out.join("config.toml").is_file() => {
-            let text =
-                std::fs::read_to_string(a.out.join("config.toml")).map_err(|e| e.to_string())?;
-            toml::from_str::<TrainConfig>(&text)
-                .map_err(|e| format!("invalid config.toml in the run: {}", e.message()))?
+            let p = a.out.join("config.toml");
+            let text = std::fs::read_to_string(&p)
+                .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            toml::from_str::<TrainConfig>(&text).map_err(|e| {
+                format!(
+                    "invalid config.toml in the run: {}",
+                    toml_error(&p, &text, &e)
+                )
+            })?
         }
         None => TrainConfig::default(),
     };
@@ -96,7 +101,12 @@ pub fn run(a: Args) -> CmdResult {
         cfg.steps = v;
     }
     if let Some(v) = a.threads {
-        cfg.threads = v;
+        // 0 = every core, as in `arena`.
+        cfg.threads = if v == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get().min(uno_env::MAX_THREADS))
+        } else {
+            v
+        };
     }
     if let Some(v) = a.seed {
         cfg.seed = v;
@@ -191,4 +201,22 @@ pub fn run(a: Args) -> CmdResult {
         println!("last evaluation: {}", s.eval);
     }
     Ok(())
+}
+
+/// A TOML error on one line: the file, the line and column where it was
+/// found, and the parser's message.
+fn toml_error(path: &std::path::Path, text: &str, e: &toml::de::Error) -> String {
+    let place = e.span().map_or(String::new(), |span| {
+        let before = &text[..span.start.min(text.len())];
+        let line = before.matches('\n').count() + 1;
+        let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+        format!(" (line {line}, column {column})")
+    });
+    let message: Vec<&str> = e
+        .message()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    format!("{}{place}: {}", path.display(), message.join(": "))
 }
