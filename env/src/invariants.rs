@@ -9,6 +9,7 @@ impl Game {
     /// first violation found.
     pub fn check_invariants(&self, s: &State) -> Result<(), String> {
         let n = self.num_players();
+        check_ranges(s, n)?;
         let mut seen = s.pile;
         if s.pile & s.discard != 0 {
             return Err("a card is both in the launcher/draw pile and on the discard pile".into());
@@ -95,4 +96,68 @@ impl Game {
         }
         Ok(())
     }
+}
+
+/// Every seat, card, face and colour field holds a value the engine can use
+/// (a state read from JSON may hold anything): seats below `n` (or none where
+/// a field may be unset), the fields the current phase acts on set.
+fn check_ranges(s: &State, n: usize) -> Result<(), String> {
+    use crate::card::NUM_FACES;
+    use crate::state::NONE;
+    if s.players as usize != n {
+        return Err(format!(
+            "the state is for {} players, the game for {n}",
+            s.players
+        ));
+    }
+    let seats = (1u32 << n) - 1;
+    if u32::from(s.active) & !seats != 0 {
+        return Err(format!("`active` has seats outside the {n}-seat table"));
+    }
+    if u32::from(s.uno_called) & !seats != 0 {
+        return Err(format!("`uno_called` has seats outside the {n}-seat table"));
+    }
+    if s.dealer as usize >= n {
+        return Err(format!("dealer {} is not a seat", s.dealer));
+    }
+    for (name, v) in [
+        ("target", s.target),
+        ("from", s.from),
+        ("offender", s.offender),
+        ("stack_origin", s.stack_origin),
+        ("winner", s.winner),
+        ("match_winner", s.match_winner),
+    ] {
+        if v != NONE && v as usize >= n {
+            return Err(format!("`{name}` {v} is not a seat"));
+        }
+    }
+    let needed = match s.phase {
+        Phase::Challenge => Some(("offender", s.offender)),
+        Phase::Stack => Some(("stack_origin", s.stack_origin)),
+        Phase::BonusPlay => Some(("from", s.from)),
+        _ => None,
+    };
+    if let Some((name, NONE)) = needed {
+        return Err(format!("phase {} with no `{name}`", s.phase.name()));
+    }
+    if s.bonus && s.from == NONE {
+        return Err("a bonus play with no `from`".into());
+    }
+    if s.top >= 128 {
+        return Err(format!("top card {} is not a card", s.top));
+    }
+    if s.colour > 4 {
+        return Err(format!("colour {} is not a colour", s.colour));
+    }
+    if s.pending_face != NONE && s.pending_face as usize >= NUM_FACES {
+        return Err(format!("pending face {} is not a face", s.pending_face));
+    }
+    if s.pending_card != NONE && s.pending_card >= 128 {
+        return Err(format!("pending card {} is not a card", s.pending_card));
+    }
+    if s.stage > 3 {
+        return Err(format!("stage {} is not a stage of a play", s.stage));
+    }
+    Ok(())
 }

@@ -59,6 +59,15 @@ fn scan_rules_dict(
     path: &mut Vec<String>,
     nulls: &mut Vec<Vec<String>>,
 ) -> PyResult<()> {
+    // A rules dict is a few levels deep; a deeper one is a mistake or a
+    // cycle (`d["options"] = d`), refused before the recursion overflows.
+    const MAX_DEPTH: usize = 32;
+    if path.len() > MAX_DEPTH {
+        return Err(value_error(format!(
+            "invalid rules dict: nested more than {MAX_DEPTH} levels deep at `{}…` (a dict or list that contains itself?)",
+            key_path(&path[..8])
+        )));
+    }
     if obj.is_none() {
         if path.last().is_some_and(|k| k.starts_with('[')) {
             return Err(value_error(format!(
@@ -499,7 +508,7 @@ impl PyGame {
         }
         self.game
             .check_invariants(&st)
-            .map_err(|e| value_error(format!("the state does not fit this game's deck: {e}")))?;
+            .map_err(|e| value_error(format!("invalid state for this game: {e}")))?;
         Ok(PyState::wrap(self.game.clone(), st))
     }
 }

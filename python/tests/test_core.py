@@ -283,6 +283,43 @@ def test_agents_play_legal_actions():
             agent.act(st)
 
 
+def test_state_with_out_of_range_fields_is_refused():
+    # Each corrupt field used to load and then panic inside the engine.
+    game = ua.Game("classic", 3)
+    st = game.new_state(5)
+    while st.phase != "challenge":
+        st = game.new_state(st.decisions + 5) if st.is_round_over() else st
+        legal = st.legal_actions()
+        wd4 = [a for a in legal if ua.action_name(a) == "play:WD4"]
+        st.apply(wd4[0] if wd4 else legal[0])
+    d = st.to_dict()
+    for field, value, message in [
+        ("offender", 255, "challenge with no `offender`"),
+        ("offender", 7, "`offender` 7 is not a seat"),
+        ("active", 65535, "`active` has seats outside"),
+        ("dealer", 9, "dealer 9 is not a seat"),
+        ("top", 200, "top card 200 is not a card"),
+    ]:
+        bad = dict(d, **{field: value})
+        with pytest.raises(ValueError, match=message):
+            game.state_from_dict(bad)
+    assert game.state_from_dict(d) == st
+
+
+def test_a_rules_dict_that_contains_itself_is_refused():
+    d = {"preset": "classic"}
+    d["options"] = d
+    with pytest.raises(ValueError, match="contains itself"):
+        ua.Game(d, players=2)
+    deep = {"preset": "classic"}
+    node = deep
+    for _ in range(50_000):
+        node["x"] = {}
+        node = node["x"]
+    with pytest.raises(ValueError, match="nested more than"):
+        ua.Game(deep, players=2)
+
+
 def test_rules_dict_none_is_refused_naming_the_key():
     with pytest.raises(ValueError, match=r"`options\.mega_hit` is None.*TOML has no null"):
         ua.Game({"preset": "attack-2010", "options": {"mega_hit": None}}, players=2)

@@ -85,3 +85,26 @@ def test_raw_env_refuses_non_integer_actions():
         assert raw.state.to_json() == before
     raw.step(np.int64(legal))
     assert raw.state.to_json() != before
+
+
+def test_a_refused_step_keeps_the_pending_reward():
+    raw = uno_pz.raw_env(players=2, episode="match", reward="points")
+    with pytest.raises(RuntimeError, match="reset"):
+        raw.step(0)
+    raw.reset(seed=2)
+    # Play until a round's points reach the seat to act.
+    for _ in range(5000):
+        if raw._cumulative_rewards[raw.agent_selection] != 0:
+            break
+        mask = raw.observe(raw.agent_selection)["action_mask"]
+        raw.step(int(np.flatnonzero(mask)[0]))
+    reward = raw.last()[1]
+    assert reward != 0
+    before = raw.state.to_json()
+    with pytest.raises(TypeError):
+        raw.step(2.5)
+    illegal = int(np.flatnonzero(raw.observe(raw.agent_selection)["action_mask"] == 0)[0])
+    with pytest.raises(ValueError):
+        raw.step(illegal)
+    assert raw.last()[1] == reward
+    assert raw.state.to_json() == before

@@ -120,13 +120,17 @@ class raw_env(AECEnv):
 
     def step(self, action: Any) -> None:
         """Applies ``action`` (an int or a numpy integer: a float raises TypeError) for ``agent_selection``."""
+        if self.state is None:
+            raise RuntimeError("step() before reset(): call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._cumulative_rewards[agent] = 0.0
         st = self.state
+        # Applied first: a refused action (TypeError, ValueError) changes
+        # nothing, the agent's pending reward included.
         st.apply(action_id(action))
+        self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
         while st.is_round_over():
             if self.reward_mode == "points":
