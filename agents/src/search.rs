@@ -34,6 +34,10 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use uno_env::{Game, MAX_PLAYERS, NUM_ACTIONS, State};
 
+/// Most resampled deals per decision a search may ask for (at the default
+/// 64 a decision takes milliseconds; this many, seconds to minutes).
+pub const MAX_SAMPLES: u64 = 100_000;
+
 /// Parameters of the [`Search`] agent (spec `search:key=value,…`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -79,6 +83,15 @@ impl Search {
                 reason: format!(
                     "{} is not a margin (a finite number of standard errors >= 0)",
                     params.z
+                ),
+            });
+        }
+        if params.samples > MAX_SAMPLES {
+            return Err(AgentError::BadParam {
+                key: "samples".into(),
+                reason: format!(
+                    "{} is more than {MAX_SAMPLES} deals per decision (each costs a playout per legal action)",
+                    params.samples
                 ),
             });
         }
@@ -213,6 +226,7 @@ mod tests {
             "search:base=nobody",
             "search:base=search",
             "search:samples=x",
+            "search:samples=100001",
         ] {
             let err = crate::parse_spec(spec)
                 .and_then(|s| crate::build(&s, 0).map(|_| ()))

@@ -204,6 +204,18 @@ impl CheckpointMeta {
             && LEGACY_OBS.contains(&(self.obs_version, self.obs_dim));
         match strict {
             Err(_) if legacy => Ok(Some(dim)),
+            Err(NeuralError::ObsVersionMismatch { .. })
+                if (version, dim) == (OBS_VERSION, OBS_SIZE) =>
+            {
+                // A known earlier version whose sizes are wrong: name the size
+                // (against that version's layout), not the version.
+                match LEGACY_OBS.iter().find(|(v, _)| *v == self.obs_version) {
+                    Some(&(v, legacy_dim)) => self
+                        .check_expected((v, legacy_dim, actions))
+                        .map(|()| Some(dim)),
+                    None => strict.map(|()| None),
+                }
+            }
             other => other.map(|()| None),
         }
     }

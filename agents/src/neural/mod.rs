@@ -30,7 +30,13 @@ pub use policy::{
 #[derive(Debug, thiserror::Error)]
 pub enum NeuralError {
     /// The checkpoint directory does not exist (or is not a directory).
-    #[error("checkpoint directory {path} {what}", path = .0.display(), what = if .0.exists() { "is a file, not a directory" } else { "does not exist" })]
+    #[error("checkpoint directory {path} {what}", path = .0.display(), what = if .0.exists() {
+        "is a file, not a directory"
+    } else if .0.to_string_lossy().contains('?') {
+        "does not exist (the one option after `?` is `?sample`)"
+    } else {
+        "does not exist"
+    })]
     MissingDir(PathBuf),
     /// A file the checkpoint needs is missing.
     #[error("checkpoint file {0} is missing")]

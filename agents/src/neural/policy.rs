@@ -427,7 +427,20 @@ mod tests {
         let mut meta = read_meta(&dir).expect("meta");
         meta.obs_dim = v1_dim + 1;
         meta.net.obs_dim = v1_dim + 1;
-        assert!(meta.check_loadable(current).is_err());
+        // … naming what is wrong with it, not the (supported) version.
+        let e = meta
+            .check_loadable(current)
+            .expect_err("refused")
+            .to_string();
+        assert!(e.contains(&format!("{}", v1_dim + 1)), "{e}");
+        assert!(!e.contains("version"), "{e}");
+        meta.obs_dim = v1_dim;
+        meta.num_actions = NUM_ACTIONS - 1;
+        let e = meta
+            .check_loadable(current)
+            .expect_err("refused")
+            .to_string();
+        assert!(e.contains(&format!("{}", NUM_ACTIONS - 1)), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

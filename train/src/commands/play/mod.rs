@@ -31,7 +31,9 @@ pub struct Args {
     #[arg(long, default_value_t = 4)]
     pub players: usize,
     /// Agent spec for the bots (default: the shipped checkpoint for these rules
-    /// and table size under checkpoints/<rules>-<N>p/, else `heuristic`).
+    /// and table size under checkpoints/<rules>-<N>p/, else a shipped network
+    /// trained on several tables that include these rules, e.g.
+    /// checkpoints/universal, else `heuristic`).
     #[arg(long)]
     pub bot: Option<String>,
     /// Seed of the match (deal, launcher, bots).
