@@ -163,6 +163,17 @@ impl CheckpointMeta {
                 self.obs_dim, self.num_actions, self.net.obs_dim, self.net.num_actions
             )));
         }
+        for t in self.all_tables() {
+            if !(uno_env::MIN_PLAYERS..=uno_env::MAX_PLAYERS).contains(&t.players) {
+                return Err(NeuralError::InvalidConfig(format!(
+                    "metadata says it was trained on `{}` with {} players (a table has {} to {})",
+                    t.rules,
+                    t.players,
+                    uno_env::MIN_PLAYERS,
+                    uno_env::MAX_PLAYERS
+                )));
+            }
+        }
         self.net.validate()
     }
 
@@ -332,10 +343,16 @@ pub fn read_meta(dir: &Path) -> Result<CheckpointMeta, NeuralError> {
         return Err(NeuralError::MissingDir(dir.to_path_buf()));
     }
     let path = dir.join(META_FILE);
-    if !path.is_file() {
-        return Err(NeuralError::MissingFile(path));
-    }
-    let len = fs::metadata(&path).map_err(|e| io_err(&path, e))?.len();
+    // Missing only when it is not there: a directory that cannot be read is
+    // an I/O error naming the cause (e.g. permission denied).
+    let len = match fs::metadata(&path) {
+        Ok(m) if m.is_file() => m.len(),
+        Ok(_) => return Err(NeuralError::MissingFile(path)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(NeuralError::MissingFile(path));
+        }
+        Err(e) => return Err(io_err(&path, e)),
+    };
     if len > MAX_META_BYTES {
         return Err(NeuralError::CorruptMeta {
             path,

@@ -536,6 +536,18 @@ mod tests {
             read_meta(&dir),
             Err(NeuralError::InvalidConfig(_))
         ));
+        // A table size no game has (0, 1, 11 players) is corrupt metadata.
+        for players in [0, 1, 11, 99] {
+            let mut meta = meta_for(&cfg);
+            meta.players = players;
+            std::fs::write(&meta_path, serde_json::to_vec(&meta).expect("json")).expect("write");
+            match read_meta(&dir) {
+                Err(NeuralError::InvalidConfig(m)) => {
+                    assert!(m.contains(&format!("{players} players")), "{m}")
+                }
+                other => panic!("{players} players: {other:?}"),
+            }
+        }
         std::fs::remove_file(&meta_path).expect("rm");
         assert!(matches!(read_meta(&dir), Err(NeuralError::MissingFile(_))));
         let _ = std::fs::remove_dir_all(&dir);
