@@ -575,14 +575,25 @@ impl Rules {
         }
         let text =
             std::fs::read_to_string(path).map_err(|e| ConfigError::Io(format!("{spec}: {e}")))?;
-        Rules::from_toml_str(&text)
+        // A TOML error names the file it is in.
+        Rules::from_toml_str(&text).map_err(|e| match e {
+            ConfigError::Toml(m) => ConfigError::Toml(format!("{spec}: {m}")),
+            other => other,
+        })
     }
 
     /// Rules from TOML text. A top-level `preset = "<name>"` starts from that
     /// preset and every other key overrides it (tables merge key by key).
     pub fn from_toml_str(text: &str) -> Result<Rules, ConfigError> {
-        let value: toml::Value =
-            toml::from_str(text).map_err(|e| ConfigError::Toml(one_line(e.message())))?;
+        let value: toml::Value = toml::from_str(text).map_err(|e| {
+            let place = e.span().map_or(String::new(), |span| {
+                let before = &text[..span.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                format!("line {line}, column {column}: ")
+            });
+            ConfigError::Toml(format!("{place}{}", one_line(e.message())))
+        })?;
         Rules::from_toml_value(value)
     }
 
@@ -624,9 +635,18 @@ impl Rules {
             Some(_) => return Err(ConfigError::Toml("`preset` must be a string".into())),
             None => value,
         };
-        let rules: Rules = merged
-            .try_into()
-            .map_err(|e: toml::de::Error| ConfigError::Toml(one_line(e.message())))?;
+        // The path of the value that does not fit (`options.mega_hit`) leads the message.
+        let rules: Rules = serde_path_to_error::deserialize(merged).map_err(
+            |e: serde_path_to_error::Error<toml::de::Error>| {
+                let path = e.path().to_string();
+                let message = one_line(e.inner().message());
+                ConfigError::Toml(if path == "." {
+                    message
+                } else {
+                    format!("`{path}`: {message}")
+                })
+            },
+        )?;
         rules.validate()?;
         Ok(rules)
     }

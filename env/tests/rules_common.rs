@@ -698,6 +698,30 @@ fn toml_load_from_file_and_errors() {
         let e = Rules::from_toml_str(bad).unwrap_err().to_string();
         assert_eq!(e.lines().count(), 1, "{e}");
     }
+    // They say where: the line and column of a syntax error, the key of a
+    // value that does not fit, and (from a file) the file.
+    let e = Rules::from_toml_str("preset = \"classic\"\n[options\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("line 2, column 9"), "{e}");
+    let e = Rules::from_toml_str("preset = \"classic\"\n[options]\nmega_hit = 3\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`options.mega_hit`"), "{e}");
+    let bad_file = std::env::temp_dir().join(format!("uno-env-bad-{}.toml", std::process::id()));
+    std::fs::write(
+        &bad_file,
+        "preset = \"classic\"\n[options]\nhand_size = \"x\"\n",
+    )
+    .unwrap();
+    let e = Rules::load(bad_file.to_str().unwrap())
+        .unwrap_err()
+        .to_string();
+    std::fs::remove_file(&bad_file).ok();
+    assert!(
+        e.contains(bad_file.to_str().unwrap()) && e.contains("`options.hand_size`"),
+        "{e}"
+    );
     // A kind the preset lacks must come whole (A-19's wild-custom is only in
     // attack-modern); the error names it instead of serde's "missing field".
     let e = Rules::from_toml_str(

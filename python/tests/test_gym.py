@@ -79,10 +79,15 @@ def test_bad_arguments():
         UnoAttackEnv(players=11)
     with pytest.raises(ValueError):
         UnoAttackEnv(opponents="grandmaster")
-    with pytest.raises(ValueError):
-        UnoAttackEnv(opponents=["random"])
+    with pytest.raises(ValueError, match="2 opponent specs for 3 other seats"):
+        UnoAttackEnv(players=4, opponents=["random", "random"])
+    for bad in (None, 5, [None]):
+        with pytest.raises(TypeError, match="opponents"):
+            UnoAttackEnv(opponents=bad)
     with pytest.raises(ValueError):
         UnoAttackEnv(seat=4)
+    # One spec in a list is one for all, as in VecEnv(opponents=[...]).
+    assert UnoAttackEnv(players=4, opponents=["random"])._specs == ["random"] * 3
 
 
 def test_render_modes(capsys):

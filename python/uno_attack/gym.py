@@ -40,7 +40,7 @@ class UnoAttackEnv(gymnasium.Env):
         players: table size, 2..10.
         opponents: an agent spec for every other seat (``random``, ``heuristic``,
             ``checkpoint:DIR``, … — see :class:`uno_attack.Agent`), or a list of
-            specs (one per other seat, in seat order).
+            specs (one per other seat, in seat order; a list of one is one for all).
         seat: the learner's seat, or ``"random"`` to draw it at each reset.
         episode: ``"round"`` (one hand) or ``"match"`` (rounds until the match is decided).
         reward: ``"win"`` (+1 for a win, -1/(N-1) for a loss) or ``"points"``
@@ -69,9 +69,22 @@ class UnoAttackEnv(gymnasium.Env):
         if isinstance(opponents, str):
             self._specs = [opponents] * (n - 1)
         else:
-            self._specs = list(opponents)
+            try:
+                self._specs = list(opponents)
+            except TypeError:
+                raise TypeError(
+                    f"opponents must be an agent spec or a list of specs, not {type(opponents).__name__}"
+                ) from None
+            if not all(isinstance(s, str) for s in self._specs):
+                raise TypeError("opponents must be agent specs (strings)")
+            # One spec for all, or one per seat after the learner's (as VecEnv).
+            if len(self._specs) == 1:
+                self._specs = self._specs * (n - 1)
             if len(self._specs) != n - 1:
-                raise ValueError(f"{len(self._specs)} opponent specs for {n - 1} other seats")
+                raise ValueError(
+                    f"{len(self._specs)} opponent specs for {n - 1} other seats: "
+                    "give one for all, or one per seat after the learner's"
+                )
         probe = self.game.new_state(0)
         for spec in dict.fromkeys(self._specs):
             # Validate now: a bad spec, or a checkpoint trained for other rules, raises ValueError.
