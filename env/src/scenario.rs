@@ -138,6 +138,12 @@ impl Game {
             }
             s.scores[..n].copy_from_slice(sc_scores);
         }
+        // A position the engine could not play on (every hand empty, one
+        // seat left in the match, …) is refused here, not met later.
+        if s.num_active() < 2 {
+            return bad("at least two seats must be in the match".into());
+        }
+        self.check_invariants(&s).map_err(ScenarioError::Invalid)?;
         Ok(s)
     }
 }

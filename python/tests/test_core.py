@@ -443,3 +443,11 @@ def test_a_network_trained_on_several_tables_plays_each_of_them():
     st = ua.Game("flash", 3).new_state(0)
     with pytest.warns(UserWarning, match="trained with 2 players, playing with 3"):
         assert agent.act(st) in st.legal_actions()
+
+
+def test_a_scenario_the_engine_cannot_play_is_refused():
+    game = ua.Game("attack-2010", 3)
+    with pytest.raises(ValueError, match="every hand is empty"):
+        game.scenario({"hands": [[], [], []], "top": "R5"})
+    with pytest.raises(ValueError, match="two seats"):
+        game.scenario({"hands": [["R1"], [], []], "top": "R5", "eliminated": [1, 2]})
