@@ -573,8 +573,21 @@ impl Rules {
                 },
             );
         }
-        let text =
-            std::fs::read_to_string(path).map_err(|e| ConfigError::Io(format!("{spec}: {e}")))?;
+        // A rules file is a few kilobytes: a device, a pipe or a huge file
+        // is refused rather than read until memory or patience runs out.
+        const MAX_RULES_BYTES: u64 = 1 << 20;
+        let io = |e: std::io::Error| ConfigError::Io(format!("{spec}: {e}"));
+        let meta = std::fs::metadata(path).map_err(io)?;
+        if !meta.is_file() {
+            return Err(ConfigError::Io(format!("{spec}: not a regular file")));
+        }
+        if meta.len() > MAX_RULES_BYTES {
+            return Err(ConfigError::Io(format!(
+                "{spec}: {} bytes, more than a rules file's {MAX_RULES_BYTES}",
+                meta.len()
+            )));
+        }
+        let text = std::fs::read_to_string(path).map_err(io)?;
         // A TOML error names the file it is in.
         Rules::from_toml_str(&text).map_err(|e| match e {
             ConfigError::Toml(m) => ConfigError::Toml(format!("{spec}: {m}")),

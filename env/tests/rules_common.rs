@@ -689,6 +689,12 @@ fn toml_load_from_file_and_errors() {
     let missing = Rules::load("/no/such/rules.toml").unwrap_err();
     assert!(matches!(missing, ConfigError::Io(_)), "{missing:?}");
     assert!(missing.to_string().contains("no such file"), "{missing}");
+    // A device is not read (it would never end).
+    #[cfg(unix)]
+    {
+        let e = Rules::load("/dev/zero").unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+    }
     assert!(matches!(
         Rules::load("uno-deluxe"),
         Err(ConfigError::UnknownPreset(_))

@@ -201,7 +201,9 @@ fn rules_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Rules> {
     let trimmed = spec.trim();
     if !PRESETS.contains(&trimmed)
         && !std::path::Path::new(trimmed).exists()
-        && (spec.contains('\n') || spec.contains('='))
+        // TOML text has a line break or a `key = value`; a `.toml` name is a
+        // path even with a `=` in it (a missing file is reported as such).
+        && (spec.contains('\n') || (spec.contains('=') && !trimmed.ends_with(".toml")))
     {
         return Rules::from_toml_str(&spec).map_err(value_error);
     }

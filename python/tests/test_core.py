@@ -451,3 +451,10 @@ def test_a_scenario_the_engine_cannot_play_is_refused():
         game.scenario({"hands": [[], [], []], "top": "R5"})
     with pytest.raises(ValueError, match="two seats"):
         game.scenario({"hands": [["R1"], [], []], "top": "R5", "eliminated": [1, 2]})
+
+
+def test_a_rules_path_with_an_equals_sign_is_a_path(tmp_path):
+    with pytest.raises(ValueError, match="no such file"):
+        ua.Game(str(tmp_path / "rules=v2.toml"), 2)
+    (tmp_path / "rules=v2.toml").write_text('preset = "classic"\n[options]\nhand_size = 5\n')
+    assert ua.Game(str(tmp_path / "rules=v2.toml"), 2).rules()["options"]["hand_size"] == 5
