@@ -197,8 +197,14 @@ impl TrainConfig {
     /// Checks every value before a run starts (one message naming the field),
     /// so a bad config is refused instead of failing mid-run.
     pub fn validate(&self) -> Result<(), String> {
-        if self.steps == 0 || self.envs == 0 || self.batch_samples == 0 {
-            return Err("steps, envs and batch_samples must be positive".into());
+        for (name, v) in [
+            ("steps", self.steps),
+            ("envs", self.envs as u64),
+            ("batch_samples", self.batch_samples as u64),
+        ] {
+            if v == 0 {
+                return Err(format!("{name} must be positive, not 0"));
+            }
         }
         let tables = self.table_list()?;
         for (k, t) in tables.iter().enumerate() {

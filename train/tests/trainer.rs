@@ -427,7 +427,10 @@ fn cli_output_into_a_closed_pipe_ends_quietly() {
 fn bad_training_configs_are_refused_before_the_run_starts() {
     let dir = tempfile::tempdir().unwrap();
     type Breaker = fn(&mut TrainConfig);
-    let cases: [(&str, Breaker); 9] = [
+    let cases: [(&str, Breaker); 12] = [
+        ("steps must be positive", |c| c.steps = 0),
+        ("envs must be positive", |c| c.envs = 0),
+        ("batch_samples must be positive", |c| c.batch_samples = 0),
         ("gamma", |c| c.gamma = 2.0),
         ("lambda", |c| c.lambda = f32::NAN),
         ("truncation_reward", |c| c.truncation_reward = f32::INFINITY),
