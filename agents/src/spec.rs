@@ -128,11 +128,19 @@ where
 {
     let mut value = serde_json::to_value(P::default()).expect("params serialize");
     let map = value.as_object_mut().expect("params are a JSON object");
+    let mut given: Vec<&str> = Vec::new();
     for item in opts.split(',').map(str::trim).filter(|i| !i.is_empty()) {
         let (k, v) = item
             .split_once('=')
             .ok_or_else(|| AgentError::BadOverride(item.to_string()))?;
         let (k, v) = (k.trim(), v.trim());
+        if given.contains(&k) {
+            return Err(AgentError::BadParam {
+                key: k.to_string(),
+                reason: "given twice".into(),
+            });
+        }
+        given.push(k);
         let Some(old) = map.get(k) else {
             let known: Vec<&String> = map.keys().collect();
             return Err(AgentError::BadParam {
@@ -155,7 +163,13 @@ where
         let Some(new) = new else {
             let want = match old {
                 serde_json::Value::Bool(_) => "true or false",
-                serde_json::Value::Number(n) if n.is_u64() => "a non-negative integer",
+                serde_json::Value::Number(n) if n.is_u64() => {
+                    if v.bytes().all(|b| b.is_ascii_digit()) && !v.is_empty() {
+                        "an integer below 2^64"
+                    } else {
+                        "a non-negative integer"
+                    }
+                }
                 _ => "a number",
             };
             return Err(AgentError::BadParam {
@@ -293,6 +307,9 @@ mod tests {
         assert_eq!(v[3], AgentSpec::Greedy);
         // An option with no spec before it is an unknown agent, not silently dropped.
         assert!(parse_spec_list("samples=8,random").is_err());
+        // A key given twice is refused, not silently overridden.
+        let e = parse_spec("heuristic:danger_cards=1,danger_cards=2").unwrap_err();
+        assert!(e.to_string().contains("given twice"), "{e}");
         assert!(parse_spec_list("random,,greedy").is_err());
     }
 }
