@@ -39,6 +39,16 @@ fn tiny(steps: u64) -> TrainConfig {
     }
 }
 
+/// A tiny run that was started and checkpointed (nothing trained), in a
+/// temporary directory: the directory and the run's path in it.
+fn saved_tiny_run() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let mut t = Trainer::new(tiny(5_000), &out, false).unwrap();
+    t.save().unwrap();
+    (dir, out)
+}
+
 /// The values of scalar `key` in the lines of a run's `metrics.jsonl`, in order.
 fn series(metrics: &str, key: &str) -> Vec<f64> {
     metrics
@@ -142,11 +152,7 @@ fn resume_continues_steps_updates_and_optimizer() {
 
 #[test]
 fn corrupt_or_mismatched_checkpoints_are_errors() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("run");
-    let mut t = Trainer::new(tiny(5_000), &out, false).unwrap();
-    t.save().unwrap();
-    drop(t);
+    let (_dir, out) = saved_tiny_run();
     let latest = out.join("latest");
     // Trained for classic: refused for another edition, accepted (with a note) at another table size.
     let attack = uno_env::Game::new(Rules::preset("attack-2010").unwrap(), 2).unwrap();
@@ -461,11 +467,7 @@ fn bad_training_configs_are_refused_before_the_run_starts() {
 
 #[test]
 fn a_new_run_does_not_overwrite_an_existing_one() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("run");
-    let mut t = Trainer::new(tiny(5_000), &out, false).unwrap();
-    t.save().unwrap();
-    drop(t);
+    let (_dir, out) = saved_tiny_run();
     let before = std::fs::read(out.join("trainer.json")).unwrap();
     let err = Trainer::new(tiny(5_000), &out, false)
         .err()
@@ -481,11 +483,7 @@ fn a_new_run_does_not_overwrite_an_existing_one() {
 
 #[test]
 fn an_incomplete_or_missing_run_is_never_overwritten_or_silently_restarted() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("run");
-    let mut t = Trainer::new(tiny(5_000), &out, false).unwrap();
-    t.save().unwrap();
-    drop(t);
+    let (dir, out) = saved_tiny_run();
     let model = out.join("latest/model.bpk");
     let before = std::fs::read(&model).unwrap();
     let err = |cfg: TrainConfig, dir: &std::path::Path, resume: bool| {
