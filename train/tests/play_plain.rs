@@ -142,7 +142,7 @@ fn plain_mode_plays_a_full_round_and_refuses_bad_input() {
         .position(|s| s["kind"] == "action")
         .expect("an action step");
     type Damage = Box<dyn Fn(&mut serde_json::Value)>;
-    let damaged: [(&str, Damage, &str); 3] = [
+    let damaged: [(&str, Damage, &str); 4] = [
         (
             "names",
             Box::new(|t| t["names"] = serde_json::json!(["You"])),
@@ -157,6 +157,11 @@ fn plain_mode_plays_a_full_round_and_refuses_bad_input() {
             "scores",
             Box::new(|t| t["scores"] = serde_json::json!([1, 2])),
             "scores has 2 entries for 3 players",
+        ),
+        (
+            "round",
+            Box::new(move |t| t["steps"][first_action]["round"] = 99.into()),
+            "is recorded in round 99",
         ),
     ];
     for (name, damage, message) in damaged {

@@ -56,7 +56,13 @@ pub fn run(a: Args) -> CmdResult {
         ));
     }
     if !(a.seconds > 0.0 && a.seconds <= 3600.0) {
-        return Err(format!("--seconds must be in (0, 3600], not {}", a.seconds));
+        // `{:e}` keeps 1e99 short (`{}` would print all hundred digits).
+        let shown = if a.seconds.abs() >= 1e6 {
+            format!("{:e}", a.seconds)
+        } else {
+            a.seconds.to_string()
+        };
+        return Err(format!("--seconds must be in (0, 3600], not {shown}"));
     }
     let modes: &[bool] = if a.no_obs { &[false] } else { &[false, true] };
     let mut reports = Vec::new();

@@ -116,6 +116,15 @@ impl Replay {
                 ev.0.iter()
                     .filter_map(|e| serde_json::to_value(e).ok())
                     .collect();
+            if step.round != s.round() {
+                return Err(format!(
+                    "step {} ({}) is recorded in round {}, but replays in round {}",
+                    i + 1,
+                    step.name,
+                    step.round,
+                    s.round()
+                ));
+            }
             if got != step.events {
                 return Err(format!(
                     "step {} ({}) does not replay to the recorded events: the transcript and this engine disagree",
