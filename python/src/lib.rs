@@ -293,6 +293,28 @@ fn seat_arg(obj: &Bound<'_, PyAny>, n: usize) -> PyResult<usize> {
     }
 }
 
+/// An integer argument `name` (a table size, a batch, a thread count): a
+/// bool or a float is a TypeError, an int beyond ±2^127 a ValueError that
+/// says it is out of range (pyo3 would raise an OverflowError).
+fn int_arg(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<i128> {
+    if obj.cast::<PyBool>().is_ok() || obj.cast::<PyFloat>().is_ok() {
+        return Err(int_type_error(name, obj));
+    }
+    match obj.extract::<i128>() {
+        Ok(v) => Ok(v),
+        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => Err(value_error(format!(
+            "{name} = {} is out of range",
+            obj.str()?
+        ))),
+        Err(_) => Err(int_type_error(name, obj)),
+    }
+}
+
+/// [`int_arg`] with a default for an argument left out.
+fn opt_int_arg(obj: Option<&Bound<'_, PyAny>>, name: &str, default: i128) -> PyResult<i128> {
+    obj.map_or(Ok(default), |o| int_arg(o, name))
+}
+
 /// The TypeError for an argument `name` that should be an int.
 fn int_type_error(name: &str, obj: &Bound<'_, PyAny>) -> PyErr {
     let ty = type_name(obj);
@@ -385,9 +407,9 @@ impl PyGame {
     /// `Game(rules="attack-2010", players=4)`: rules is a preset name, a TOML
     /// path or text, or a dict in the TOML schema (may start with `preset`).
     #[new]
-    #[pyo3(signature = (rules = None, players = 4))]
-    fn new(rules: Option<&Bound<'_, PyAny>>, players: i128) -> PyResult<Self> {
-        let players = players_arg(players)?;
+    #[pyo3(signature = (rules = None, players = None), text_signature = "(rules=None, players=4)")]
+    fn new(rules: Option<&Bound<'_, PyAny>>, players: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let players = players_arg(opt_int_arg(players, "players", 4)?)?;
         let rules = match rules {
             Some(r) => rules_from_py(r)?,
             None => Rules::preset("attack-2010").map_err(value_error)?,
@@ -1381,23 +1403,26 @@ impl PyVecEnv {
     /// and every row is a decision of the learner, in `seat` (`None`: rotating).
     #[new]
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (rules = None, players = 4, num_envs = 1024, seed = 0, threads = 1, episode = "round", reward = "win", legal_ids = false, opponents = None, seat = None))]
+    #[pyo3(
+        signature = (rules = None, players = None, num_envs = None, seed = 0, threads = None, episode = "round", reward = "win", legal_ids = false, opponents = None, seat = None),
+        text_signature = "(rules=None, players=4, num_envs=1024, seed=0, threads=1, episode='round', reward='win', legal_ids=False, opponents=None, seat=None)"
+    )]
     fn new(
         py: Python<'_>,
         rules: Option<&Bound<'_, PyAny>>,
-        players: i128,
-        num_envs: i128,
+        players: Option<&Bound<'_, PyAny>>,
+        num_envs: Option<&Bound<'_, PyAny>>,
         seed: u64,
-        threads: i128,
+        threads: Option<&Bound<'_, PyAny>>,
         episode: &str,
         reward: &str,
         legal_ids: bool,
         opponents: Option<&Bound<'_, PyAny>>,
         seat: Option<i128>,
     ) -> PyResult<Self> {
-        let players = players_arg(players)?;
-        let num_envs = size_arg(num_envs, "num_envs")?;
-        let threads = size_arg(threads, "threads")?;
+        let players = players_arg(opt_int_arg(players, "players", 4)?)?;
+        let num_envs = size_arg(opt_int_arg(num_envs, "num_envs", 1024)?, "num_envs")?;
+        let threads = size_arg(opt_int_arg(threads, "threads", 1)?, "threads")?;
         let rules = match rules {
             Some(r) => rules_from_py(r)?,
             None => Rules::preset("attack-2010").map_err(value_error)?,

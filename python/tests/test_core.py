@@ -458,3 +458,19 @@ def test_a_rules_path_with_an_equals_sign_is_a_path(tmp_path):
         ua.Game(str(tmp_path / "rules=v2.toml"), 2)
     (tmp_path / "rules=v2.toml").write_text('preset = "classic"\n[options]\nhand_size = 5\n')
     assert ua.Game(str(tmp_path / "rules=v2.toml"), 2).rules()["options"]["hand_size"] == 5
+
+
+def test_size_arguments_refuse_bools_and_huge_ints():
+    with pytest.raises(ValueError, match="players = .* is out of range"):
+        ua.Game("classic", 2**200)
+    with pytest.raises(TypeError, match="players must be an int, got bool"):
+        ua.Game("classic", True)
+    with pytest.raises(TypeError, match="num_envs must be an int"):
+        ua.VecEnv("classic", 2, num_envs=True)
+    with pytest.raises(TypeError, match="threads must be an int"):
+        ua.VecEnv("classic", 2, num_envs=2, threads=1.0)
+    with pytest.raises(ValueError, match="num_envs = .* is out of range"):
+        ua.VecEnv("classic", 2, num_envs=2**130)
+    # Left out, they take their defaults.
+    assert ua.Game("classic").num_players == 4
+    assert ua.VecEnv("classic").num_envs == 1024
