@@ -598,15 +598,8 @@ impl Rules {
     /// Rules from TOML text. A top-level `preset = "<name>"` starts from that
     /// preset and every other key overrides it (tables merge key by key).
     pub fn from_toml_str(text: &str) -> Result<Rules, ConfigError> {
-        let value: toml::Value = toml::from_str(text).map_err(|e| {
-            let place = e.span().map_or(String::new(), |span| {
-                let before = &text[..span.start.min(text.len())];
-                let line = before.matches('\n').count() + 1;
-                let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-                format!("line {line}, column {column}: ")
-            });
-            ConfigError::Toml(format!("{place}{}", one_line(e.message())))
-        })?;
+        let value: toml::Value =
+            toml::from_str(text).map_err(|e| ConfigError::Toml(toml_error_line(text, &e)))?;
         Rules::from_toml_value(value)
     }
 
@@ -850,6 +843,18 @@ impl Rules {
 }
 
 /// A TOML error message on one line (the parser splits some over two).
+/// A TOML error in `text` on one line: `line L, column C: message` (the
+/// place when the parser knows it). Rules files and training configs alike.
+pub fn toml_error_line(text: &str, e: &toml::de::Error) -> String {
+    let place = e.span().map_or(String::new(), |span| {
+        let before = &text[..span.start.min(text.len())];
+        let line = before.matches('\n').count() + 1;
+        let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+        format!("line {line}, column {column}: ")
+    });
+    format!("{place}{}", one_line(e.message()))
+}
+
 fn one_line(message: &str) -> String {
     message
         .lines()

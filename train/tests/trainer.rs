@@ -209,7 +209,21 @@ fn corrupt_or_mismatched_checkpoints_are_errors() {
 #[test]
 fn cli_rejects_bad_flags_with_exit_code_2() {
     let bin = env!("CARGO_BIN_EXE_uno-attack");
+    // A training config with a TOML syntax error (the parser writes two lines).
+    let bad_toml = std::env::temp_dir().join(format!("uno-bad-config-{}.toml", std::process::id()));
+    std::fs::write(&bad_toml, "rules = \"classic\"\n[learner\nlr = 1\n").unwrap();
+    let bad_toml = bad_toml.to_str().unwrap().to_string();
     for args in [
+        vec!["train", "--config", &bad_toml, "--out", "/tmp/uno-never"],
+        vec![
+            "train",
+            "--resume",
+            "--init",
+            "x",
+            "--out",
+            "/tmp/uno-never",
+        ],
+        vec!["replay"],
         vec![
             "train",
             "--players",
@@ -332,7 +346,14 @@ fn cli_rejects_bad_flags_with_exit_code_2() {
             "one line: {args:?}: {err}"
         );
         assert!(err.starts_with("error: "), "{args:?}: {err}");
+        if args.starts_with(&["train", "--config"]) {
+            assert!(err.contains("line 2, column 9"), "{err}");
+        }
+        if args == ["replay"] {
+            assert!(err.contains("<FILE>"), "{err}");
+        }
     }
+    std::fs::remove_file(&bad_toml).ok();
     assert!(
         !Path::new("/tmp/uno-never").exists(),
         "a refused run leaves no directory"

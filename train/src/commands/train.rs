@@ -203,20 +203,11 @@ pub fn run(a: Args) -> CmdResult {
     Ok(())
 }
 
-/// A TOML error on one line: the file, the line and column where it was
-/// found, and the parser's message.
+/// A TOML error in the file `path` on one line (see [`uno_env::rules::toml_error_line`]).
 fn toml_error(path: &std::path::Path, text: &str, e: &toml::de::Error) -> String {
-    let place = e.span().map_or(String::new(), |span| {
-        let before = &text[..span.start.min(text.len())];
-        let line = before.matches('\n').count() + 1;
-        let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-        format!(" (line {line}, column {column})")
-    });
-    let message: Vec<&str> = e
-        .message()
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
-    format!("{}{place}: {}", path.display(), message.join(": "))
+    format!(
+        "{}: {}",
+        path.display(),
+        uno_env::rules::toml_error_line(text, e)
+    )
 }
