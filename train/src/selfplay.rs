@@ -495,7 +495,8 @@ impl Trainer {
                 out.display()
             )));
         }
-        let meta_file = out.join("latest").join("meta.json");
+        let latest = out.join("latest");
+        let meta_file = latest.join("meta.json");
         if resume && trained && !meta_file.is_file() {
             return Err(TrainError::NoRun(format!(
                 "cannot resume: {} is missing, so the run's last checkpoint is incomplete \
@@ -548,8 +549,7 @@ impl Trainer {
             }
         }
         let expected = Some((OBS_VERSION, OBS_SIZE, NUM_ACTIONS));
-        let latest = out.join("latest");
-        let (mut learner, mut state) = if resume && latest.join("meta.json").is_file() {
+        let (mut learner, mut state) = if resume && meta_file.is_file() {
             let (learner, meta) = Learner::load(&latest, expected)?;
             let names = |v: Vec<(String, usize)>| {
                 v.iter()
