@@ -49,9 +49,10 @@ pub struct ArenaConfig {
 /// Progress callback: `(games done, games in total)`.
 pub type Progress<'a> = &'a (dyn Fn(u64, u64) + Sync);
 
-/// The agent index sitting in `seat` in game `game` (see the module docs).
+/// The agent index sitting in `seat` in game `game` (see the module docs);
+/// 0 when `players` or `agents` is 0 (no table to seat).
 pub fn seat_assignment(players: usize, agents: usize, game: u64, seat: usize) -> usize {
-    ((seat as u64 + game) % players as u64) as usize % agents
+    ((seat as u64 + game) % players.max(1) as u64) as usize % agents.max(1)
 }
 
 /// Results of one agent.

@@ -289,7 +289,9 @@ impl SoloVecEnv {
         self.seed
     }
 
-    /// Replaces the base seed; the next [`SoloVecEnv::reset`] deals from it.
+    /// Replaces the base seed. The next [`SoloVecEnv::reset`] deals from it,
+    /// and so does every auto-reset from now on (each game keeps counting its
+    /// episodes until that reset).
     pub fn reseed(&mut self, seed: u64) {
         self.seed = seed;
     }
@@ -636,7 +638,8 @@ impl Ctx<'_> {
                     &slot.state,
                     slot.learner,
                     &mut out.final_obs[j * OBS_SIZE..(j + 1) * OBS_SIZE],
-                );
+                )
+                .expect("a checked OBS_SIZE row and the learner's seat of this game");
             }
             self.deal(slot, i, slot.episode + 1);
         }

@@ -129,7 +129,9 @@ where
     let mut value = serde_json::to_value(P::default()).expect("params serialize");
     let map = value.as_object_mut().expect("params are a JSON object");
     let mut given: Vec<&str> = Vec::new();
-    for item in opts.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+    // `heuristic:` alone means the defaults; an empty item in a list is a typo.
+    let items = opts.split(',').map(str::trim);
+    for item in items.filter(|_| !opts.trim().is_empty()) {
         let (k, v) = item
             .split_once('=')
             .ok_or_else(|| AgentError::BadOverride(item.to_string()))?;

@@ -152,6 +152,21 @@ fn spec_errors_name_the_problem() {
         err("heuristic:wild_penalty"),
         AgentError::BadOverride(_)
     ));
+    // An empty item in an option list is a typo; `heuristic:` alone is the default.
+    for typo in [
+        "heuristic:,",
+        "heuristic:danger_cards=1,,",
+        "search:,samples=4",
+    ] {
+        assert!(matches!(err(typo), AgentError::BadOverride(_)), "{typo}");
+    }
+    assert_eq!(
+        parse_spec("heuristic:").unwrap(),
+        parse_spec("heuristic").unwrap()
+    );
+    // No table to seat is no panic.
+    assert_eq!(uno_agents::seat_assignment(0, 2, 5, 1), 0);
+    assert_eq!(uno_agents::seat_assignment(4, 0, 5, 1), 0);
     let e = err("heuristic:nope=1");
     assert!(e.to_string().contains("nope"), "{e}");
     let e = err("heuristic:danger_cards=-1");

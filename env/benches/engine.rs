@@ -52,8 +52,8 @@ fn benches(c: &mut Criterion) {
             b.iter(|| {
                 i = (i + 1) & 4095;
                 let s = &states[i];
-                encode(&game, s, s.current_player().unwrap(), &mut obs);
-                write_mask(game.legal_mask(s), &mut mask);
+                encode(&game, s, s.current_player().unwrap(), &mut obs).unwrap();
+                write_mask(game.legal_mask(s), &mut mask).unwrap();
                 black_box((&obs, &mask));
             })
         });

@@ -78,9 +78,12 @@ impl Action {
         })
     }
 
-    /// The action's id.
+    /// The action's id; [`NUM_ACTIONS`], which no game accepts, for a payload
+    /// outside the action space (a face id past 78, a target offset outside 1..=9).
     pub fn id(self) -> usize {
         match self {
+            Action::Play(f) if f.index() >= NUM_FACES => NUM_ACTIONS,
+            Action::Target(o) if !(1..=9).contains(&o) => NUM_ACTIONS,
             Action::Play(f) => PLAY + f.index(),
             Action::Draw => DRAW,
             Action::Pass => PASS,

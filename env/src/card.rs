@@ -273,8 +273,11 @@ impl Face {
         self.colour().is_none()
     }
 
-    /// Stable name: `R5`, `Y-skip`, `wild-hit4`.
+    /// Stable name: `R5`, `Y-skip`, `wild-hit4` (`?<id>` for an id past the 79 faces).
     pub fn name(self) -> String {
+        if self.index() >= NUM_FACES {
+            return format!("?{}", self.0);
+        }
         match self.colour() {
             None => self.kind().name().to_string(),
             Some(c) => match self.kind().number() {

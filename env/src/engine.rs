@@ -111,6 +111,7 @@ impl Game {
                     .into(),
             });
         }
+        self.check_table(s)?;
         let mut c = Ctx { g: self, s, ev };
         c.s.dealer = c.s.seat_after(c.s.dealer, false);
         c.deal();
@@ -203,6 +204,7 @@ impl Game {
         if s.phase.is_over() {
             return Err(ActionError::RoundOver);
         }
+        self.check_table(s)?;
         if self.legal_mask(s) >> action & 1 == 0 {
             return Err(self.illegal(s, action));
         }
@@ -214,15 +216,13 @@ impl Game {
     #[inline]
     pub(crate) fn apply_checked_with<E: Events>(&self, s: &mut State, action: usize, ev: &mut E) {
         let mut c = Ctx { g: self, s, ev };
-        c.s.decisions += 1;
         c.act(action);
-        if !c.s.phase.is_over() && c.s.decisions >= c.g.rules().options.max_decisions {
-            c.truncate();
-        }
+        c.count_decision();
     }
 
     /// F-3: the current player's time ran out (an input event from whoever
     /// drives the game): they take `timeout_draw` cards and the turn passes.
+    /// It counts as the player's decision towards `max_decisions`.
     pub fn timeout<E: Events>(&self, s: &mut State, ev: &mut E) -> Result<(), ActionError> {
         if s.phase != Phase::Play {
             return Err(ActionError::Illegal {
@@ -231,12 +231,33 @@ impl Game {
                 reason: "a time-out ends a normal turn only".into(),
             });
         }
+        self.check_table(s)?;
         let mut c = Ctx { g: self, s, ev };
         let seat = c.s.current;
         c.ev.timeout(seat as usize);
         c.take(seat, c.g.rules().options.timeout_draw, false);
         let next = c.next(seat);
         c.begin_turn(next);
+        c.count_decision();
+        Ok(())
+    }
+
+    /// A cheap guard for the public entry points: the state is for this
+    /// table size and its seat to act (and dealer) is one of the table's.
+    fn check_table(&self, s: &State) -> Result<(), ActionError> {
+        let n = self.num_players();
+        if s.players as usize != n {
+            return Err(ActionError::InvalidState(format!(
+                "the state is for {} players, the game for {n}",
+                s.players
+            )));
+        }
+        if s.current as usize >= n || s.dealer as usize >= n {
+            return Err(ActionError::InvalidState(format!(
+                "seat {} to act or dealer {} is not a seat",
+                s.current, s.dealer
+            )));
+        }
         Ok(())
     }
 
@@ -361,7 +382,14 @@ impl<E: Events> Ctx<'_, E> {
                     // An interactive game may impose the real catch (C-4).
                     let caught = self.ev.uno_caught(seat as usize, drawn);
                     self.ev.uno(seat as usize, false, caught);
-                    if caught {
+                    let trade = self.g.effect[Face(self.s.pending_face).kind().index()]
+                        == Effect::TradeHands;
+                    if caught && trade {
+                        // C-4 + A-9 [reading]: the penalty is pressed after the
+                        // swap, into the hand the offender ends up holding
+                        // (`offender` marks it until then).
+                        self.s.offender = seat;
+                    } else if caught {
                         self.take(seat, self.g.rules().options.uno_penalty, false);
                     }
                 }
@@ -379,21 +407,50 @@ impl<E: Events> Ctx<'_, E> {
         self.s.num_active() == 2 && !self.g.random_unit
     }
 
+    /// Counts one decision; a round that reaches `max_decisions` is cut short.
+    #[inline]
+    fn count_decision(&mut self) {
+        self.s.decisions += 1;
+        if !self.s.phase.is_over() && self.s.decisions >= self.g.rules().options.max_decisions {
+            self.truncate();
+        }
+    }
+
     /// Who plays after `seat`: the next seat in the direction of play, or
     /// Flash's unit's uniform pick among all active players (F-1).
     #[inline]
     fn next(&mut self, seat: u8) -> u8 {
         if self.g.random_unit {
-            let k = self.s.rng.below(self.s.active.count_ones());
-            select_bit(self.s.active as u128, k) as u8
+            // [reading] C-5 with F-4/F-6: a player who has gone out (their
+            // last card's effect still resolving) is not among the unit's picks.
+            let pool = match self.s.active & !self.out_seats() {
+                0 => self.s.active,
+                p => p,
+            };
+            let k = self.s.rng.below(pool.count_ones());
+            select_bit(pool as u128, k) as u8
         } else {
             self.s.seat_after(seat, self.s.reversed)
         }
     }
 
+    /// Active seats holding no cards: a player who has just gone out, while
+    /// their last card's effect resolves (C-5).
+    fn out_seats(&self) -> u16 {
+        let mut out = 0u16;
+        for (p, &h) in self.s.hands[..self.s.players as usize].iter().enumerate() {
+            out |= ((h == 0) as u16) << p;
+        }
+        out & self.s.active
+    }
+
     /// Starts `seat`'s turn (with F-3 simulated time-outs when configured).
     fn begin_turn(&mut self, mut seat: u8) {
-        let p = self.g.rules().options.timeout_chance as f32;
+        let mut p = self.g.rules().options.timeout_chance as f32;
+        // C-5: once a player has gone out the round is over; no one times out.
+        if p > 0.0 && self.out_seats() != 0 {
+            p = 0.0;
+        }
         let mut guard = 0;
         while p > 0.0 && guard < 100 && self.s.rng.chance(p) {
             self.ev.timeout(seat as usize);
@@ -536,10 +593,17 @@ impl<E: Events> Ctx<'_, E> {
                 }
             }
         }
+        self.uno_flag_needs_one_card(seat);
+        total
+    }
+
+    /// C-4: a called UNO stands while the seat holds exactly one card (a press
+    /// that fires nothing keeps it); any other hand size clears it.
+    #[inline]
+    fn uno_flag_needs_one_card(&mut self, seat: u8) {
         if !self.s.hands[seat as usize].is_power_of_two() {
             self.s.uno_called &= !(1 << seat);
         }
-        total
     }
 
     /// L-3: presses until the launcher fires (or nothing is left to fire).
@@ -555,7 +619,7 @@ impl<E: Events> Ctx<'_, E> {
                 break;
             }
         }
-        self.s.uno_called &= !(1 << seat);
+        self.uno_flag_needs_one_card(seat);
     }
 
     fn hit_victim(&mut self, victim: u8, n: u8) {
@@ -578,7 +642,7 @@ impl<E: Events> Ctx<'_, E> {
             }
             let card = self.draw_card(seat);
             self.ev.drew(seat as usize, (card != NONE) as usize);
-            self.s.uno_called &= !(1 << seat);
+            self.uno_flag_needs_one_card(seat);
             if card != NONE
                 && self.g.rules().options.draw_then_play
                 && self.g.playable(self.s, seat as usize) >> card & 1 == 1
@@ -589,7 +653,7 @@ impl<E: Events> Ctx<'_, E> {
             }
         } else {
             self.press(seat);
-            self.s.uno_called &= !(1 << seat);
+            self.uno_flag_needs_one_card(seat);
         }
         let next = self.next(seat);
         self.begin_turn(next);
@@ -643,9 +707,7 @@ impl<E: Events> Ctx<'_, E> {
             None => self.s.colour = NO_COLOUR,
         }
         self.s.hands[seat as usize] = hand;
-        if !hand.is_power_of_two() {
-            self.s.uno_called &= !(1 << seat);
-        }
+        self.uno_flag_needs_one_card(seat);
         if let Some(n) = self.g.rules().options.refill_at_discard
             && self.s.discard.count_ones() >= n as u32
         {
@@ -720,13 +782,16 @@ impl<E: Events> Ctx<'_, E> {
                 } else {
                     self.s.reversed = !self.s.reversed;
                     self.ev.reversed();
+                    // Play goes the other way from the player who played it,
+                    // also for an A-21 bonus Reverse after a Skip (`from`, the
+                    // skipped seat, would hand the turn back to the player).
                     if bonus {
-                        self.s.from = from;
+                        self.s.from = seat;
                         self.s.bonus = true;
                         self.s.phase = Phase::BonusPlay;
                         self.s.current = seat;
                     } else {
-                        let next = self.next(from);
+                        let next = self.next(seat);
                         self.begin_turn(next);
                     }
                 }
@@ -777,6 +842,10 @@ impl<E: Events> Ctx<'_, E> {
                 self.s.uno_called &= !(1 << seat | 1 << t);
                 self.s.uno_called |= b << seat | a << t;
                 self.ev.traded(seat as usize, t);
+                if self.s.offender == seat {
+                    self.s.offender = NONE;
+                    self.take(seat, options.uno_penalty, false);
+                }
                 let next = self.next(from);
                 self.begin_turn(next);
             }
@@ -813,7 +882,11 @@ impl<E: Events> Ctx<'_, E> {
     }
 
     fn after_skip(&mut self, seat: u8, victim: u8, bonus: bool) {
-        if bonus {
+        // A-21 + C-8 [reading]: at two active seats C-8's "the same player
+        // plays again" is already the one more card, so there is no separate
+        // bonus play (a bonus card resolved from the skipped seat would hit
+        // or skip its own player).
+        if bonus && !self.reverse_is_skip() {
             // A-21 [reading]: one more card, resolved as if played from the skipped seat.
             self.s.from = victim;
             self.s.bonus = true;

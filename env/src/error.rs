@@ -25,8 +25,11 @@ pub enum ConfigError {
     /// Player count outside 2..=10 (C-1).
     #[error("invalid player count {0}: UNO needs 2 to 10 players (C-1)")]
     Players(usize),
-    /// The deck cannot deal every hand and a start card.
-    #[error("deck of {deck} cards cannot deal {players} hands of {hand} plus a start card")]
+    /// The deck cannot deal every hand and still be sure of a start card.
+    #[error(
+        "deck of {deck} cards cannot deal {players} hands of {hand} plus a start card \
+         ({returned} of its cards are returned when turned as the start card)"
+    )]
     DeckTooSmall {
         /// Cards in the deck.
         deck: usize,
@@ -34,6 +37,37 @@ pub enum ConfigError {
         players: usize,
         /// Cards per hand.
         hand: usize,
+        /// Cards that are returned when turned as the start card (A-9, F-8, K-3).
+        returned: usize,
+    },
+}
+
+/// A buffer, seat or state an observation encoder cannot write from.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum EncodeError {
+    /// The output buffer is too short.
+    #[error("output buffer holds {got} values, needs {need}")]
+    Buffer {
+        /// Its length.
+        got: usize,
+        /// The length needed.
+        need: usize,
+    },
+    /// The seat is not at the table.
+    #[error("seat {seat} is not a seat of the {players}-player table")]
+    Seat {
+        /// The seat asked for.
+        seat: usize,
+        /// Players at the table.
+        players: usize,
+    },
+    /// The state is for another table size.
+    #[error("the state is for {state} players, the game for {game}")]
+    Table {
+        /// The state's players.
+        state: usize,
+        /// The game's players.
+        game: usize,
     },
 }
 
@@ -46,6 +80,10 @@ pub enum ActionError {
     /// The round (or match) is over.
     #[error("the round is over: no action can be applied (start the next round or reset)")]
     RoundOver,
+    /// The state does not belong to this game (another table size) or names
+    /// no seat to act; check states from elsewhere with `Game::check_invariants`.
+    #[error("invalid state for this game: {0}")]
+    InvalidState(String),
     /// Not legal here, with the reason.
     #[error("illegal action `{action}` in phase {phase}: {reason}")]
     Illegal {

@@ -95,13 +95,6 @@ impl Game {
         }
         let size = rules.deck_size();
         let hand = rules.options.hand_size as usize;
-        if size < players * hand + 1 {
-            return Err(ConfigError::DeckTooSmall {
-                deck: size,
-                players,
-                hand,
-            });
-        }
         let mut g = Game {
             players: players as u8,
             deck_size: size as u8,
@@ -154,9 +147,11 @@ impl Game {
         let targeted_draws = g.rules.options.targeted_draws;
         for (kind, r) in &g.rules.kinds {
             let mut eff = r.effect;
+            // F-4 variant (004: "Targeted Draw 2 & Wild Draw 4 Cards"): every
+            // coloured draw/hit card and the Wild Draw Four name their victim.
             if let Effect::Hit { n, targeted: false } = eff
                 && targeted_draws
-                && !kind.is_wild()
+                && (!kind.is_wild() || r.no_active_colour)
             {
                 eff = Effect::Hit { n, targeted: true };
             }
@@ -165,7 +160,9 @@ impl Game {
             if r.stackable {
                 g.stackable |= cards;
             }
-            if r.not_last {
+            // a Trade Hands effect is never a last card, whichever kind
+            // carries it (a Wild Customizable too, A-19).
+            if r.not_last || eff == Effect::TradeHands {
                 g.not_last |= cards;
             }
             if r.no_active_colour {
@@ -182,6 +179,17 @@ impl Game {
             return Err(ConfigError::Invalid(
                 "every card is returned when turned as the start card".into(),
             ));
+        }
+        // C-2: after the deal a start card must be left that is not returned
+        // (A-9, F-8, K-3), however the cards fall.
+        let returned = g.redraw.count_ones() as usize;
+        if size < players * hand + 1 + returned {
+            return Err(ConfigError::DeckTooSmall {
+                deck: size,
+                players,
+                hand,
+                returned,
+            });
         }
         g.launcher = match (g.rules.supply, &g.rules.launcher) {
             (Supply::Pile, _) => Launcher::Pile,

@@ -80,14 +80,43 @@ impl Game {
                 if !naming && s.active_colour().is_none() {
                     return Err("no active colour outside a colour decision".into());
                 }
+                // C-7: a total at the target ends the match (or, under
+                // challenge scoring, the seat's part in it).
+                let target = self.rules().options.target_score;
+                let challenge = self.rules().options.scoring == crate::rules::Scoring::Challenge;
+                if let Some(p) =
+                    (0..n).find(|&p| s.scores[p] >= target && (!challenge || s.is_active(p)))
+                {
+                    return Err(format!(
+                        "seat {p} has {} points, at or past the target {target}, while the match goes on",
+                        s.scores[p]
+                    ));
+                }
+                if !challenge && s.num_active() != n {
+                    return Err(
+                        "a seat is eliminated under a scoring mode without eliminations".into(),
+                    );
+                }
                 if phase == Phase::Stack && s.stack == 0 {
                     return Err("stack phase with no pending hits".into());
                 }
                 if self.legal_mask(s) == 0 {
                     return Err(format!("no legal action in phase {}", phase.name()));
                 }
-                if (0..n).filter(|&p| s.is_active(p)).all(|p| s.hands[p] == 0) {
-                    return Err("every hand is empty while the round goes on".into());
+                // C-5: a seat with no cards is the player who went out, while
+                // their last card still needs a colour, a target or a challenge.
+                for p in (0..n).filter(|&p| s.is_active(p) && s.hands[p] == 0) {
+                    let resolving = match phase {
+                        Phase::ChooseColour | Phase::ChooseTarget => c == p,
+                        Phase::Challenge => s.offender as usize == p,
+                        _ => false,
+                    };
+                    if !resolving {
+                        return Err(format!(
+                            "seat {p} holds no cards while the round goes on (phase {})",
+                            phase.name()
+                        ));
+                    }
                 }
             }
         }
@@ -155,6 +184,25 @@ fn check_ranges(s: &State, n: usize) -> Result<(), String> {
     }
     if s.pending_card != NONE && s.pending_card >= 128 {
         return Err(format!("pending card {} is not a card", s.pending_card));
+    }
+    // The phases that continue a play read the card being played.
+    let playing = match s.phase {
+        Phase::ChooseColour | Phase::ChooseTarget => !s.start,
+        Phase::UnoCall => true,
+        _ => false,
+    };
+    if playing && s.pending_face == NONE {
+        return Err(format!(
+            "phase {} with no card being played",
+            s.phase.name()
+        ));
+    }
+    if s.phase == Phase::AfterDraw
+        && (s.pending_card >= 128
+            || (s.current as usize) >= n
+            || s.hands[s.current as usize] >> s.pending_card & 1 == 0)
+    {
+        return Err("after-draw with no drawn card in the player's hand".into());
     }
     if s.stage > 3 {
         return Err(format!("stage {} is not a stage of a play", s.stage));

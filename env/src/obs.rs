@@ -11,7 +11,9 @@
 //! Version [`OBS_VERSION`]; any change to the layout bumps it, and checkpoints
 //! record the version they were trained on.
 
+use crate::action::NUM_ACTIONS;
 use crate::card::{NUM_COLOURS, NUM_FACES};
+use crate::error::EncodeError;
 use crate::game::{Game, MAX_PLAYERS, iter_bits};
 use crate::rules::{AttackResume, UnoCall};
 use crate::state::{LAST_COLOUR_SHIFT, NAMED_SHIFT, State, TAKEN_MAX, seat_plus};
@@ -163,7 +165,7 @@ fn add_face_counts(game: &Game, cards: u128, out: &mut [f32]) {
 
 /// `hand` piece: counts of the observer's faces.
 #[inline]
-pub fn encode_hand(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
+pub(crate) fn encode_hand(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
     let piece = &mut out[HAND..HAND + NUM_FACES];
     piece.fill(0.0);
     add_face_counts(game, s.hands[seat], piece);
@@ -171,7 +173,7 @@ pub fn encode_hand(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
 
 /// `top_card` and `active_colour` pieces.
 #[inline]
-pub fn encode_top(game: &Game, s: &State, out: &mut [f32]) {
+pub(crate) fn encode_top(game: &Game, s: &State, out: &mut [f32]) {
     out[TOP..PHASE].fill(0.0);
     out[TOP + game.card_face[s.top as usize] as usize] = 1.0;
     if let Some(c) = s.active_colour() {
@@ -181,7 +183,7 @@ pub fn encode_top(game: &Game, s: &State, out: &mut [f32]) {
 
 /// `phase` and `pending` pieces.
 #[inline]
-pub fn encode_phase(s: &State, out: &mut [f32]) {
+pub(crate) fn encode_phase(s: &State, out: &mut [f32]) {
     out[PHASE..PENDING].fill(0.0);
     if (s.phase as usize) < NUM_DECISION_PHASES {
         out[PHASE + s.phase as usize] = 1.0;
@@ -219,7 +221,7 @@ const PRESSED_FLAGS: [[f32; NUM_COLOURS]; 16] = {
 
 /// `seats` piece: public facts about every seat, relative to the observer.
 #[inline]
-pub fn encode_seats(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
+pub(crate) fn encode_seats(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
     let n = s.players as usize;
     let target = game.rules().options.target_score as f32;
     let next = if s.phase.is_over() || game.random_unit {
@@ -266,7 +268,7 @@ const COLOUR_CODE: [[f32; NUM_COLOURS]; 8] = {
 /// `history` piece: what every seat revealed about its hand this round,
 /// relative to the observer.
 #[inline]
-pub fn encode_history(s: &State, seat: usize, out: &mut [f32]) {
+pub(crate) fn encode_history(s: &State, seat: usize, out: &mut [f32]) {
     let n = s.players as usize;
     let rows: &mut [f32; MAX_PLAYERS * HISTORY_FEATURES] = (&mut out
         [HISTORY..HISTORY + MAX_PLAYERS * HISTORY_FEATURES])
@@ -295,7 +297,7 @@ pub fn encode_history(s: &State, seat: usize, out: &mut [f32]) {
 
 /// `played` piece: the public discard pile, by face.
 #[inline]
-pub fn encode_played(s: &State, out: &mut [f32]) {
+pub(crate) fn encode_played(s: &State, out: &mut [f32]) {
     let dst: &mut [f32; NUM_FACES] = (&mut out[PLAYED..PLAYED + NUM_FACES])
         .try_into()
         .expect("played piece");
@@ -309,7 +311,7 @@ pub fn encode_played(s: &State, out: &mut [f32]) {
 
 /// `supply` piece: launcher / draw pile size and the public miss counter (L-2).
 #[inline]
-pub fn encode_supply(game: &Game, s: &State, out: &mut [f32]) {
+pub(crate) fn encode_supply(game: &Game, s: &State, out: &mut [f32]) {
     out[SUPPLY..RULES].fill(0.0);
     out[SUPPLY] = s.pile.count_ones() as f32 / game.deck_size() as f32;
     out[SUPPLY + 1 + (s.misses as usize).min(4)] = 1.0;
@@ -318,7 +320,7 @@ pub fn encode_supply(game: &Game, s: &State, out: &mut [f32]) {
 
 /// `rules` piece: the edition's key options.
 #[inline]
-pub fn encode_rules(game: &Game, out: &mut [f32]) {
+pub(crate) fn encode_rules(game: &Game, out: &mut [f32]) {
     out[RULES..RULES + NUM_RULE_FLAGS].copy_from_slice(&game.obs_rules);
 }
 
@@ -346,9 +348,36 @@ pub(crate) fn rules_piece(game: &Game) -> [f32; NUM_RULE_FLAGS] {
     out
 }
 
-/// Writes what `seat` may see into `out` (length at least [`OBS_SIZE`]).
+/// Checks that `s` is a state of `game`'s table, `seat` one of its seats and
+/// `out` at least `need` long.
+fn check(game: &Game, s: &State, seat: usize, out: usize, need: usize) -> Result<(), EncodeError> {
+    let n = game.num_players();
+    if s.players as usize != n {
+        return Err(EncodeError::Table {
+            state: s.players as usize,
+            game: n,
+        });
+    }
+    if seat >= n {
+        return Err(EncodeError::Seat { seat, players: n });
+    }
+    if out < need {
+        return Err(EncodeError::Buffer { got: out, need });
+    }
+    Ok(())
+}
+
+/// Writes what `seat` may see into `out` (length at least [`OBS_SIZE`]); an
+/// error names a short buffer, a seat off the table or another table's state.
+pub fn encode(game: &Game, s: &State, seat: usize, out: &mut [f32]) -> Result<(), EncodeError> {
+    check(game, s, seat, out.len(), OBS_SIZE)?;
+    encode_unchecked(game, s, seat, out);
+    Ok(())
+}
+
+/// [`encode`] for callers that sized the buffer and know the seat (the vectorized core).
 #[inline]
-pub fn encode(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
+pub(crate) fn encode_unchecked(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
     let out = &mut out[..OBS_SIZE];
     // Every piece function writes its whole piece (the sparse ones clear it
     // first), so the vector is not cleared as a whole: that 1,480-byte
@@ -361,14 +390,6 @@ pub fn encode(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
     encode_supply(game, s, out);
     encode_rules(game, out);
     encode_history(s, seat, out);
-}
-
-/// Writes the observation and the legal-action mask (1 = legal) of the current player.
-#[inline]
-pub fn encode_with_mask(game: &Game, s: &State, obs: &mut [f32], mask: &mut [u8]) {
-    let seat = s.current as usize;
-    encode(game, s, seat, obs);
-    write_mask(game.legal_mask(s), mask);
 }
 
 /// Byte expansion table: entry b has byte i = bit i of b.
@@ -388,9 +409,22 @@ const EXPAND: [u64; 256] = {
     t
 };
 
-/// Writes a legal-action bit mask as bytes (1 = legal), eight at a time.
+/// Writes a legal-action bit mask as bytes (1 = legal) into `mask`, which
+/// must hold [`NUM_ACTIONS`] bytes.
+pub fn write_mask(m: u128, mask: &mut [u8]) -> Result<(), EncodeError> {
+    if mask.len() != NUM_ACTIONS {
+        return Err(EncodeError::Buffer {
+            got: mask.len(),
+            need: NUM_ACTIONS,
+        });
+    }
+    write_mask_unchecked(m, mask);
+    Ok(())
+}
+
+/// [`write_mask`] into a slice of any length (bits past 127 read as 0), eight at a time.
 #[inline]
-pub fn write_mask(m: u128, mask: &mut [u8]) {
+pub(crate) fn write_mask_unchecked(m: u128, mask: &mut [u8]) {
     let mut chunks = mask.chunks_exact_mut(8);
     let mut bits = m;
     for c in &mut chunks {
@@ -406,7 +440,7 @@ pub fn write_mask(m: u128, mask: &mut [u8]) {
 /// Writes the ids of the set bits of `m` in increasing order to the start of
 /// `ids` (at least `m.count_ones()` long) and returns how many there are.
 #[inline]
-pub fn write_legal_ids(m: u128, ids: &mut [u8]) -> u8 {
+pub(crate) fn write_legal_ids(m: u128, ids: &mut [u8]) -> u8 {
     let mut k = 0;
     for (slot, a) in ids.iter_mut().zip(iter_bits(m)) {
         *slot = a as u8;
@@ -417,8 +451,15 @@ pub fn write_legal_ids(m: u128, ids: &mut [u8]) -> u8 {
 
 /// Writes the full state as seen from `seat` (length at least [`ORACLE_SIZE`]):
 /// the observation, then every other hand by relative seat, then the launcher.
-pub fn encode_oracle(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
-    encode(game, s, seat, out);
+/// Errors as [`encode`].
+pub fn encode_oracle(
+    game: &Game,
+    s: &State,
+    seat: usize,
+    out: &mut [f32],
+) -> Result<(), EncodeError> {
+    check(game, s, seat, out.len(), ORACLE_SIZE)?;
+    encode_unchecked(game, s, seat, out);
     let rest = &mut out[OBS_SIZE..ORACLE_SIZE];
     rest.fill(0.0);
     let n = s.players as usize;
@@ -432,6 +473,7 @@ pub fn encode_oracle(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
     }
     let l = (MAX_PLAYERS - 1) * NUM_FACES;
     add_face_counts(game, s.pile, &mut rest[l..l + NUM_FACES]);
+    Ok(())
 }
 
 /// A readable dump of an observation, piece by piece (non-zero values only).

@@ -96,8 +96,8 @@ mod tests {
                 game.check_invariants(&t).unwrap();
                 // The observer's observation and legal actions are unchanged.
                 let (mut a, mut b) = ([0f32; OBS_SIZE], [0f32; OBS_SIZE]);
-                encode(&game, &s, me, &mut a);
-                encode(&game, &t, me, &mut b);
+                encode(&game, &s, me, &mut a).unwrap();
+                encode(&game, &t, me, &mut b).unwrap();
                 assert_eq!(a, b, "{rules} seed {seed}");
                 assert_eq!(game.legal_mask(&s), game.legal_mask(&t));
                 assert_eq!(t.hand(me), s.hand(me));

@@ -8,6 +8,7 @@
 
 use crate::card::{Kind, NUM_COLOURED_KINDS};
 use crate::error::ConfigError;
+use crate::game::MAX_FIRE;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -23,9 +24,10 @@ pub const PRESETS: [&str; 5] = [
 /// Largest deck the engine supports (cards are tracked in a 128-bit set).
 pub const MAX_DECK: usize = 128;
 
-/// Most presses "press until it fires" makes before it stops (a guard against
-/// launcher models that never fire; L-3).
-pub const MAX_PRESSES_UNTIL_FIRE: u32 = 64;
+/// Most presses "press until it fires" makes before it stops (L-3): a guard
+/// that only a launcher firing on fewer than about 1 % of presses can reach
+/// (at p = 0.01 the chance is 0.99^4096, about 1e-18).
+pub const MAX_PRESSES_UNTIL_FIRE: u32 = 4096;
 
 /// What a card does when it is played (and, with a few documented exceptions,
 /// when it is turned as the start card).
@@ -121,7 +123,7 @@ pub struct CardCount {
     pub r: f64,
     /// Mean of the negative binomial part (the count's mean is 1 + mean before capping).
     pub mean: f64,
-    /// Most cards one firing shoots out.
+    /// Most cards one firing shoots out (1..=32).
     pub max: u8,
 }
 
@@ -283,7 +285,7 @@ pub struct Options {
     pub scoring: Scoring,
     /// C-7 target score.
     pub target_score: u32,
-    /// F-4 variant: the player names the victim of a (non-wild) draw/hit card.
+    /// F-4 variant: the player names the victim of a coloured draw/hit card or a Wild Draw Four (004).
     pub targeted_draws: bool,
     /// F-6 an illegal Wild Draw Four may be played as a bluff and challenged.
     pub wd4_bluffing: bool,
@@ -608,6 +610,25 @@ impl Rules {
         let table = value
             .as_table_mut()
             .ok_or_else(|| ConfigError::Toml("expected a table".into()))?;
+        // Kind names are case-blind when parsed but not when merged: `WILD`
+        // would sit beside the preset's `wild` and one of them be lost.
+        for section in ["deck", "kinds"] {
+            for k in table
+                .get(section)
+                .and_then(|v| v.as_table())
+                .into_iter()
+                .flat_map(|t| t.keys())
+            {
+                if let Some(kind) = Kind::parse(k)
+                    && kind.name() != k
+                {
+                    return Err(ConfigError::Toml(format!(
+                        "[{section}] `{k}`: write the card kind as `{}`",
+                        kind.name()
+                    )));
+                }
+            }
+        }
         let merged = match table.remove("preset") {
             Some(toml::Value::String(p)) => {
                 let base = Rules::preset(&p)?;
@@ -738,6 +759,13 @@ impl Rules {
             }
         }
         for (k, r) in &self.kinds {
+            if !self.deck.contains_key(k) {
+                return bad(format!(
+                    "`{}` has a rule in `kinds` but no count in the deck (add `[deck] {} = N`)",
+                    k.name(),
+                    k.name()
+                ));
+            }
             match r.effect {
                 Effect::Hit { n, .. } | Effect::AllHit { n } | Effect::Slap { n }
                     if n == 0 || n > 20 =>
@@ -748,6 +776,12 @@ impl Rules {
                     ));
                 }
                 _ => {}
+            }
+            if k.is_wild() && r.effect == Effect::DiscardAll {
+                return bad(format!(
+                    "`{}`: discard-all needs a coloured card (A-5)",
+                    k.name()
+                ));
             }
             if r.no_active_colour && !matches!(r.effect, Effect::Hit { .. }) {
                 return bad(format!(
@@ -787,10 +821,14 @@ impl Rules {
             return bad("refill_at_discard must be at least 2".into());
         }
         let check_count = |c: &CardCount| {
-            if !(c.r > 0.0 && c.r.is_finite() && c.mean >= 0.0 && c.mean.is_finite() && c.max >= 1)
+            if !(c.r > 0.0
+                && c.r.is_finite()
+                && c.mean >= 0.0
+                && c.mean.is_finite()
+                && (1..=MAX_FIRE).contains(&(c.max as usize)))
             {
                 return Err(ConfigError::Invalid(format!(
-                    "launcher cards: need r > 0, mean >= 0, max >= 1 (got r={}, mean={}, max={})",
+                    "launcher cards: need r > 0, mean >= 0, 1 <= max <= {MAX_FIRE} (got r={}, mean={}, max={})",
                     c.r, c.mean, c.max
                 )));
             }
@@ -804,8 +842,10 @@ impl Rules {
                 {
                     return bad("launcher hazard: 1 to 16 probabilities in [0, 1]".into());
                 }
-                if hazard.iter().all(|p| *p == 0.0) {
-                    return bad("launcher hazard: the launcher would never fire".into());
+                if hazard.last() == Some(&0.0) {
+                    // The last probability applies from then on: after that
+                    // many misses the launcher would never fire again.
+                    return bad("launcher hazard: the last probability must be above 0 (the launcher would stop firing)".into());
                 }
                 check_count(cards)?;
             }
@@ -842,7 +882,6 @@ impl Rules {
     }
 }
 
-/// A TOML error message on one line (the parser splits some over two).
 /// A TOML error in `text` on one line: `line L, column C: message` (the
 /// place when the parser knows it). Rules files and training configs alike.
 pub fn toml_error_line(text: &str, e: &toml::de::Error) -> String {

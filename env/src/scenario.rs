@@ -56,6 +56,9 @@ impl Game {
         let Some(top) = sc.top else {
             return bad("a top card is required".into());
         };
+        if top.index() >= crate::card::NUM_FACES {
+            return bad(format!("face id {} is not a face", top.0));
+        }
         let colour = match (sc.colour, top.colour()) {
             (Some(c), _) | (None, Some(c)) => c,
             (None, None) => return bad("a wild top card needs an active colour".into()),
@@ -63,6 +66,12 @@ impl Game {
         let mut s = self.new_state(sc.seed);
         let mut free = self.all_cards();
         let mut take = |f: Face| -> Result<u8, ScenarioError> {
+            if f.index() >= crate::card::NUM_FACES {
+                return Err(ScenarioError::Invalid(format!(
+                    "face id {} is not a face",
+                    f.0
+                )));
+            }
             let avail = free & self.cards_of_face(f);
             if avail == 0 {
                 return Err(ScenarioError::TooMany(f.name()));
@@ -94,6 +103,11 @@ impl Game {
             None => free,
         };
         let mut active = (1u16 << n) - 1;
+        if !sc.eliminated.is_empty()
+            && self.rules().options.scoring != crate::rules::Scoring::Challenge
+        {
+            return bad("only challenge scoring eliminates seats (C-7)".into());
+        }
         for &e in &sc.eliminated {
             if e >= n || e == sc.current {
                 return bad(format!("cannot eliminate seat {e}"));

@@ -105,6 +105,7 @@ impl Phase {
 /// One position of a match: every card's place, whose decision it is, scores,
 /// and the chance generator.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct State {
     pub(crate) hands: [u128; MAX_PLAYERS],
     pub(crate) pile: u128,
@@ -397,7 +398,10 @@ impl State {
         serde_json::to_string(self).unwrap_or_default()
     }
 
-    /// A state from JSON written by [`State::to_json`].
+    /// A state from JSON written by [`State::to_json`]. Only the JSON's shape
+    /// is checked here: check a state from elsewhere with
+    /// [`Game::check_invariants`](crate::Game::check_invariants) (its game's)
+    /// before stepping it.
     pub fn from_json(text: &str) -> Result<State, serde_json::Error> {
         serde_json::from_str(text)
     }

@@ -15,7 +15,7 @@
 use crate::action::NUM_ACTIONS;
 use crate::error::{ActionError, ConfigError};
 use crate::game::{Game, MAX_PLAYERS};
-use crate::obs::{OBS_SIZE, encode, write_legal_ids, write_mask};
+use crate::obs::{OBS_SIZE, encode_unchecked, write_legal_ids, write_mask_unchecked};
 use crate::rules::Rules;
 use crate::state::{Phase, State};
 use crate::team::Team;
@@ -452,7 +452,9 @@ impl VecEnv {
         self.seed
     }
 
-    /// Replaces the base seed; the next [`VecEnv::reset`] deals from it.
+    /// Replaces the base seed. The next [`VecEnv::reset`] deals from it, and
+    /// so does every auto-reset from now on (each game keeps counting its
+    /// episodes until that reset).
     pub fn reseed(&mut self, seed: u64) {
         self.seed = seed;
     }
@@ -662,13 +664,13 @@ pub fn write_current(
     let m = game.legal_mask(s);
     out.seat[j] = s.current as i32;
     if write_obs {
-        encode(
+        encode_unchecked(
             game,
             s,
             s.current as usize,
             &mut out.obs[j * OBS_SIZE..(j + 1) * OBS_SIZE],
         );
-        write_mask(m, &mut out.mask[j * NUM_ACTIONS..(j + 1) * NUM_ACTIONS]);
+        write_mask_unchecked(m, &mut out.mask[j * NUM_ACTIONS..(j + 1) * NUM_ACTIONS]);
     }
     if !out.legal_count.is_empty() {
         out.legal_count[j] = write_legal_ids(
@@ -816,7 +818,7 @@ impl StepCtx<'_> {
                 c.out.episode_len[j] = e.len;
                 c.out.winner[j] = e.winner.map_or(-1, |w| w as i32);
                 if self.write_obs {
-                    encode(
+                    encode_unchecked(
                         game,
                         s,
                         actor.min(n_players - 1),

@@ -13,7 +13,7 @@ use uno_env::{Colour, Game, Rules};
 /// The `history` row of relative seat `k` in `seat`'s observation.
 fn history_row(game: &Game, s: &uno_env::State, seat: usize, k: usize) -> Vec<f32> {
     let mut obs = vec![0.0; OBS_SIZE];
-    encode(game, s, seat, &mut obs);
+    encode(game, s, seat, &mut obs).unwrap();
     let p = piece_by_name("history").expect("history piece");
     let start = p.offset + k * HISTORY_FEATURES;
     obs[start..start + HISTORY_FEATURES].to_vec()

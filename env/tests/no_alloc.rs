@@ -65,8 +65,8 @@ fn step_mask_and_encode_do_not_allocate() {
                     s = game.new_state(i);
                 }
                 let m = game.legal_mask(&s);
-                encode(&game, &s, s.current_player().unwrap(), &mut obs);
-                write_mask(m, &mut mask);
+                encode(&game, &s, s.current_player().unwrap(), &mut obs).unwrap();
+                write_mask(m, &mut mask).unwrap();
                 game.apply(&mut s, pick.pick(m)).unwrap();
             }
         });

@@ -125,7 +125,7 @@ fn serialize_restore_continue_equals_never_stopping() {
 fn every_option_variant_keeps_invariants() {
     use uno_env::rules::{AttackResume, TurnOrder, UnoCall};
     type Tweak = (&'static str, fn(&mut Rules));
-    let tweaks: [Tweak; 11] = [
+    let tweaks: [Tweak; 13] = [
         ("uno_call = explicit (C-4)", |r| {
             r.options.uno_call = UnoCall::Explicit
         }),
@@ -158,6 +158,16 @@ fn every_option_variant_keeps_invariants() {
             r.options.turn_order = TurnOrder::RandomUnit
         }),
         ("timeouts (F-3)", |r| r.options.timeout_chance = 0.2),
+        ("wild-custom as Trade Hands (A-19, A-9)", |r| {
+            if let Some(k) = r.kinds.get_mut(&uno_env::Kind::WildCustom) {
+                k.effect = uno_env::Effect::TradeHands;
+            }
+        }),
+        ("bonus play with explicit UNO and targeted draws", |r| {
+            r.options.bonus_play_after_skip = true;
+            r.options.uno_call = UnoCall::Explicit;
+            r.options.targeted_draws = true;
+        }),
     ];
     for preset in PRESETS {
         for (what, tweak) in &tweaks {

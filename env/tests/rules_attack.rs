@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use uno_env::rules::AttackResume;
+use uno_env::rules::{AttackResume, UnoCall};
 use uno_env::{Colour, Effect, Event, Face, Game, Kind, Phase, Rules};
 
 // ----- A-1 -----------------------------------------------------------------
@@ -1006,4 +1006,169 @@ fn a21_a14_bonus_attack_attack_resumes_the_same_with_or_without_mega_hit() {
         assert!(ev.contains(&Event::Hit { seat: 4, n: 2 }), "mega {mega}");
         expect_turn(&s, 3, Phase::Play);
     }
+}
+
+#[test]
+fn a21_skip_then_bonus_reverse_sends_play_the_other_way_from_the_player() {
+    // A-21 with A-4: seat 0 skips seat 1, then plays a Reverse as the bonus
+    // card. Play goes the other way from seat 0: seat 3 is next, not seat 0
+    // again (resolving the Reverse from the skipped seat gave seat 0 a turn).
+    let g = bonus_game(true);
+    let mut s = build(&g, &scenario(BONUS_HANDS, "R5", 0));
+    run(&g, &mut s, &["play:R-skip", "play:R-reverse"]);
+    assert_eq!(s.direction(), -1);
+    expect_turn(&s, 3, Phase::Play);
+    // At 3 players: seat 0 skips seat 1, reverses, and seat 2 plays.
+    let g = game_with("attack-modern", 3, |r| {
+        r.options.bonus_play_after_skip = true;
+        r.launcher = uno_env::LauncherModel::Scripted { outcomes: vec![1] };
+    });
+    let mut s = build(
+        &g,
+        &scenario(&[&["R-skip", "R-reverse", "R7"], &["G1"], &["B1"]], "R5", 0),
+    );
+    run(&g, &mut s, &["play:R-skip", "play:R-reverse"]);
+    expect_turn(&s, 2, Phase::Play);
+}
+
+#[test]
+fn a21_c8_two_players_a_skip_or_reverse_gives_one_more_turn_not_a_bonus_too() {
+    // [reading] A-21 + C-8: at two players C-8's "the same player plays
+    // again" is the one more card; there is no separate bonus play (which
+    // would have resolved a bonus Hit or Skip against its own player).
+    for preset in ["attack-1999", "attack-2010", "attack-modern"] {
+        let g = game_with(preset, 2, |r| {
+            r.options.bonus_play_after_skip = true;
+            r.launcher = uno_env::LauncherModel::Scripted { outcomes: vec![1] };
+        });
+        for first in ["play:R-skip", "play:R-reverse"] {
+            let mut s = build(
+                &g,
+                &scenario(
+                    &[&["R-skip", "R-reverse", "R-hit2", "R7"], &["G1", "G2"]],
+                    "R5",
+                    0,
+                ),
+            );
+            let ev = run(&g, &mut s, &[first]);
+            assert!(ev.contains(&Event::Skipped { seat: 1 }), "{preset} {first}");
+            // A full turn: the player may also press.
+            expect_turn(&s, 0, Phase::Play);
+            assert!(g.legal_actions(&s).contains(&id("draw")));
+            // The Hit played on that turn hits the opponent, and play returns (C-8).
+            let ev = run(&g, &mut s, &["play:R-hit2"]);
+            assert!(
+                ev.contains(&Event::Hit { seat: 1, n: 2 }),
+                "{preset} {first}: {ev:?}"
+            );
+            assert_eq!(s.hand_len(0), 2, "{preset}: the player took nothing");
+            expect_turn(&s, 0, Phase::Play);
+        }
+    }
+}
+
+#[test]
+fn a10_c8_two_players_wild_all_hit_opponent_presses_once_then_plays() {
+    // [reading] A-10 at two players: the opponent presses once and then plays
+    // ("play continues with the next player"); unlike C-8's Hit cards, All Hit
+    // takes no one's turn.
+    let g = scripted("attack-1999", 2, &[1]);
+    let mut s = build(
+        &g,
+        &scenario(&[&["wild-all-hit", "R7"], &["G1", "G2"]], "R5", 0),
+    );
+    let ev = run(&g, &mut s, &["play:wild-all-hit", "colour:red"]);
+    assert!(ev.contains(&Event::Hit { seat: 1, n: 1 }), "{ev:?}");
+    assert_eq!(s.hand_len(1), 3);
+    expect_turn(&s, 1, Phase::Play);
+}
+
+#[test]
+fn a9_c4_explicit_uno_penalty_is_pressed_after_the_trade() {
+    // [reading] C-4 + A-9: seat 0 plays Trade Hands as its second-to-last card
+    // without calling UNO and is caught. The two penalty presses go into the
+    // hand seat 0 ends up with, after the swap; the partner gets only the one
+    // card seat 0 had left.
+    let g = game_with("attack-1999", 3, |r| {
+        r.options.uno_call = UnoCall::Explicit;
+        r.options.catch_probability = 1.0;
+        r.launcher = uno_env::LauncherModel::Scripted { outcomes: vec![1] };
+    });
+    let position = || {
+        build(
+            &g,
+            &scenario(
+                &[
+                    &["R-trade-hands", "R1"],
+                    &["G1", "G2", "G3"],
+                    &["B1", "B2", "B3", "B4"],
+                ],
+                "R5",
+                0,
+            ),
+        )
+    };
+    let mut s = position();
+    let ev = run(&g, &mut s, &["play:R-trade-hands", "no-uno", "target:+2"]);
+    assert!(ev.contains(&Event::Traded { a: 0, b: 2 }), "{ev:?}");
+    assert_eq!(hand(&g, &s, 2), ["R1"]);
+    assert_eq!(
+        s.hand_len(0),
+        6,
+        "seat 0: the four traded cards and two penalty cards"
+    );
+    let traded = ev.iter().position(|e| *e == Event::Traded { a: 0, b: 2 });
+    let pressed = ev
+        .iter()
+        .position(|e| matches!(e, Event::Pressed { seat: 0, .. }));
+    assert!(traded < pressed, "the penalty comes after the swap: {ev:?}");
+    expect_turn(&s, 1, Phase::Play);
+    // Called, there is no penalty.
+    let mut s = position();
+    run(&g, &mut s, &["play:R-trade-hands", "uno", "target:+2"]);
+    assert_eq!(s.hand_len(0), 4);
+    assert!(
+        s.uno_called(2),
+        "the partner holds one card and the call that came with it"
+    );
+}
+
+#[test]
+fn a9_a19_a_trade_hands_effect_is_never_a_last_card() {
+    // A-9 on a Wild Customizable given the Trade Hands effect (A-19): it is
+    // not playable as the only card, so no partner is left with an empty hand.
+    let mut r = rules("attack-modern", |r| {
+        r.launcher = uno_env::LauncherModel::Scripted { outcomes: vec![1] };
+    });
+    r.kinds.get_mut(&Kind::WildCustom).unwrap().effect = uno_env::Effect::TradeHands;
+    let g = Game::new(r, 3).unwrap();
+    let s = build(
+        &g,
+        &scenario(&[&["wild-custom"], &["G1", "G2"], &["B1", "B2"]], "R5", 0),
+    );
+    assert_eq!(g.legal_actions(&s), vec![id("draw")]);
+    // With another card in hand it is playable, and trades.
+    let mut s = build(
+        &g,
+        &scenario(
+            &[&["wild-custom", "B7"], &["G1", "G2"], &["B1", "B2"]],
+            "R5",
+            0,
+        ),
+    );
+    let ev = run(&g, &mut s, &["play:wild-custom", "colour:red", "target:+1"]);
+    assert!(ev.contains(&Event::Traded { a: 0, b: 1 }));
+    assert_eq!(hand(&g, &s, 1), ["B7"]);
+}
+
+#[test]
+fn a19_a5_discard_all_is_refused_on_a_wild_kind() {
+    // A-5 discards the cards of the Discard All's colour; a wild has none.
+    let mut r = Rules::preset("attack-modern").unwrap();
+    r.kinds.get_mut(&Kind::WildCustom).unwrap().effect = uno_env::Effect::DiscardAll;
+    let e = Game::new(r, 3).unwrap_err().to_string();
+    assert!(
+        e.contains("wild-custom") && e.contains("discard-all"),
+        "{e}"
+    );
 }

@@ -884,3 +884,71 @@ fn c5_going_out_on_every_kind_of_effect() {
     assert_eq!(s.round_winner(), Some(0));
     assert_eq!(s.phase(), Phase::RoundOver);
 }
+
+#[test]
+fn c2_a_deal_that_could_leave_only_returned_start_cards_is_refused() {
+    // The start card is turned until it is not one that is returned (A-9,
+    // F-8, K-3); with hands so large that every card left might be such a
+    // card, dealing could never end. Those rules are refused, naming the
+    // returned cards; one card fewer per hand is accepted and deals.
+    for (preset, players, too_big) in [("classic", 2, 52), ("attack-1999", 3, 36), ("flash", 4, 24)]
+    {
+        let e = Game::new(rules(preset, |r| r.options.hand_size = too_big), players)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("returned when turned as the start card"),
+            "{preset}: {e}"
+        );
+        let g = game_with(preset, players, |r| r.options.hand_size = too_big - 1);
+        for seed in 0..300 {
+            let s = g.new_state(seed);
+            g.check_invariants(&s).unwrap();
+        }
+    }
+}
+
+#[test]
+fn c4_a_called_uno_stands_after_a_press_that_fires_nothing() {
+    // The player still holds one card, as after a Hit that fires nothing.
+    let g = scripted("attack-1999", 3, &[0, 1]);
+    let mut s = build(
+        &g,
+        &scenario(&[&["G7"], &["G1", "G2"], &["B1", "B2"]], "R5", 0),
+    );
+    assert!(s.uno_called(0));
+    let ev = run(&g, &mut s, &["draw"]);
+    assert_eq!(presses(&ev, 0), vec![0]);
+    assert!(s.uno_called(0));
+    // A press that fires clears it.
+    let g = scripted("attack-1999", 3, &[1]);
+    let mut s = build(
+        &g,
+        &scenario(&[&["G7"], &["G1", "G2"], &["B1", "B2"]], "R5", 0),
+    );
+    run(&g, &mut s, &["draw"]);
+    assert_eq!(s.hand_len(0), 2);
+    assert!(!s.uno_called(0));
+}
+
+#[test]
+fn c5_f3_no_one_times_out_after_a_player_has_gone_out() {
+    // With simulated time-outs (F-3) on, seat 0 plays its last card: the round
+    // is over at once, seat 0 wins, and no one draws afterwards.
+    for preset in ["classic", "flash"] {
+        let g = game_with(preset, 3, |r| r.options.timeout_chance = 0.5);
+        for seed in 0..200 {
+            let mut sc = scenario(&[&["R7"], &["G1", "G2"], &["B1"]], "R5", 0);
+            sc.seed = seed;
+            let mut s = build(&g, &sc);
+            let ev = run(&g, &mut s, &["play:R7"]);
+            assert_eq!(s.round_winner(), Some(0), "{preset} seed {seed}: {ev:?}");
+            assert!(
+                !ev.iter().any(|e| matches!(e, Event::Timeout { .. })),
+                "{preset} seed {seed}"
+            );
+            assert_eq!((s.hand_len(1), s.hand_len(2)), (2, 1));
+            assert_eq!(s.round_points()[0], 1 + 2 + 1);
+        }
+    }
+}

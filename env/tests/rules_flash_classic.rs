@@ -242,15 +242,64 @@ fn f4_targeted_draws_player_names_the_victim() {
             // Play continues after the victim.
             expect_turn(&s, 3, Phase::Play);
         }
-        // Wild Draw Four stays untargeted.
+        // 004's variant covers Wild Draw Four too: the player names the
+        // victim after the colour, and that victim may challenge (F-6).
+        let mut s = build(
+            &g,
+            &scenario(&[&["wild-draw4", "G8"], &["G1"], &["B1"], &["Y1"]], "R5", 0),
+        );
+        run(&g, &mut s, &["play:wild-draw4", "colour:blue"]);
+        expect_turn(&s, 0, Phase::ChooseTarget);
+        assert_eq!(
+            g.legal_actions(&s),
+            vec![id("target:+1"), id("target:+2"), id("target:+3")]
+        );
+        run(&g, &mut s, &["target:+3"]);
+        expect_turn(&s, 3, Phase::Challenge);
+        let ev = run(&g, &mut s, &["accept"]);
+        assert!(
+            ev.contains(&Event::Hit { seat: 3, n: 4 }),
+            "{preset}: {ev:?}"
+        );
+        assert_eq!(s.hand_len(3), 5);
+        // Without the variant the unit (flash) or the seating (classic) picks.
+        let plain = game_with(preset, 4, |_| {});
         assert!(matches!(
-            g.effect_of(Kind::WildDraw4),
+            plain.effect_of(Kind::WildDraw4),
             uno_env::Effect::Hit {
                 targeted: false,
                 ..
             }
         ));
     }
+}
+
+#[test]
+fn f4_c5_the_unit_never_picks_a_player_who_has_gone_out() {
+    // [reading] C-5 with F-4: a last Draw Two's victim is picked among the
+    // opponents (004: "once a player has no cards left, the round is over";
+    // the next player draws the two). Before the last card the unit may still
+    // pick the player (F-4, tested above).
+    let g = flash(3);
+    let mut victims = [0u32; 3];
+    for seed in 0..300 {
+        let mut s = build(
+            &g,
+            &seeded(&[&["R-draw2"], &["G1"], &["B1"]], "R5", 0, seed),
+        );
+        let ev = run(&g, &mut s, &["play:R-draw2"]);
+        assert_eq!(s.round_winner(), Some(0), "seed {seed}: {ev:?}");
+        let v = ev
+            .iter()
+            .find_map(|e| match e {
+                Event::Hit { seat, .. } => Some(*seat),
+                _ => None,
+            })
+            .expect("someone draws two");
+        victims[v] += 1;
+    }
+    assert_eq!(victims[0], 0);
+    assert!(victims[1] > 100 && victims[2] > 100, "{victims:?}");
 }
 
 // ----- F-5 -----------------------------------------------------------------

@@ -291,3 +291,73 @@ fn l3_press_until_fire_with_little_left_takes_what_there_is() {
     assert_eq!(s.pile_len(), 0);
     assert_eq!(s.discard().count_ones(), 1);
 }
+
+#[test]
+fn l3_press_until_fire_waits_for_a_slow_launcher() {
+    // "Press until it fires" stops at the first press that fires, however
+    // many misses come first: a scripted launcher firing on its 100th press,
+    // and a Bernoulli launcher firing on 1 % of presses (the engine's guard
+    // is 4,096 presses, rules::MAX_PRESSES_UNTIL_FIRE).
+    let mut outcomes = vec![0u8; 99];
+    outcomes.push(2);
+    let g = game_with("attack-1999", 3, |r| {
+        r.launcher = LauncherModel::Scripted { outcomes };
+    });
+    let mut s = build(
+        &g,
+        &scenario(&[&["wild-hit-fire", "R7"], &["G1"], &["B1"]], "R5", 0),
+    );
+    let ev = run(&g, &mut s, &["play:wild-hit-fire", "colour:red"]);
+    let p = presses(&ev, 1);
+    assert_eq!(p.len(), 100);
+    assert_eq!(p[99], 2);
+    assert_eq!(s.hand_len(1), 3);
+
+    let g = game_with("attack-1999", 3, |r| {
+        r.launcher = LauncherModel::Bernoulli {
+            p: 0.01,
+            cards: CardCount::default(),
+        };
+    });
+    for seed in 0..200 {
+        let mut sc = scenario(&[&["wild-hit-fire", "R7"], &["G1"], &["B1"]], "R5", 0);
+        sc.seed = seed;
+        let mut s = build(&g, &sc);
+        let ev = run(&g, &mut s, &["play:wild-hit-fire", "colour:red"]);
+        assert!(*presses(&ev, 1).last().unwrap() > 0, "seed {seed}");
+        assert!(s.hand_len(1) > 1, "seed {seed}");
+    }
+}
+
+#[test]
+fn l1_l3_models_that_would_stop_firing_or_fire_too_many_are_refused() {
+    // A hazard list applies its last probability from then on: a last 0
+    // would leave the launcher dead after that many misses.
+    let e = Game::new(
+        rules("attack-2010", |r| {
+            r.launcher = LauncherModel::Hazard {
+                hazard: vec![0.3, 0.0],
+                cards: CardCount::default(),
+            }
+        }),
+        2,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, ConfigError::Invalid(ref m) if m.contains("last probability")),
+        "{e}"
+    );
+    // A press fires at most 32 cards: a larger `max` is refused, not capped.
+    for (max, ok) in [(32u8, true), (33, false), (255, false)] {
+        let r = rules("attack-2010", |r| {
+            r.launcher = LauncherModel::Bernoulli {
+                p: 0.5,
+                cards: CardCount {
+                    max,
+                    ..CardCount::default()
+                },
+            }
+        });
+        assert_eq!(Game::new(r, 2).is_ok(), ok, "max {max}");
+    }
+}

@@ -47,7 +47,7 @@ fn mask_matches_engine_on_every_step() {
                     assert_eq!(legal, ids, "{preset} {players}: legal-id list");
                     assert_eq!(buf.seat[i], env.state(i).current_player().unwrap() as i32);
                     let mut obs = vec![0.0; OBS_SIZE];
-                    encode(env.game(), env.state(i), buf.seat[i] as usize, &mut obs);
+                    encode(env.game(), env.state(i), buf.seat[i] as usize, &mut obs).unwrap();
                     assert_eq!(&obs[..], &buf.obs[i * OBS_SIZE..(i + 1) * OBS_SIZE]);
                 }
                 pick_all(&buf, &mut pickers, &mut actions);
@@ -75,8 +75,8 @@ fn encoding_overwrites_every_value_of_a_reused_buffer() {
                 }
                 let seat = s.current_player().unwrap();
                 let mut clean = vec![0.0; OBS_SIZE];
-                encode(&game, &s, seat, &mut clean);
-                encode(&game, &s, seat, &mut dirty);
+                encode(&game, &s, seat, &mut clean).unwrap();
+                encode(&game, &s, seat, &mut dirty).unwrap();
                 assert_eq!(
                     clean.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
                     dirty.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
@@ -119,22 +119,22 @@ fn observation_hides_other_hands_and_the_launcher() {
         assert!(game.check_invariants(&s).is_ok() && game.check_invariants(&t).is_ok());
         assert_ne!(s, t);
         let (mut o1, mut o2) = (vec![0.0; OBS_SIZE], vec![0.0; OBS_SIZE]);
-        encode(&game, &s, 0, &mut o1);
-        encode(&game, &t, 0, &mut o2);
+        encode(&game, &s, 0, &mut o1).unwrap();
+        encode(&game, &t, 0, &mut o2).unwrap();
         assert_eq!(
             o1, o2,
             "{preset}: hidden information leaked into the observation"
         );
         let (mut f1, mut f2) = (vec![0.0; ORACLE_SIZE], vec![0.0; ORACLE_SIZE]);
-        encode_oracle(&game, &s, 0, &mut f1);
-        encode_oracle(&game, &t, 0, &mut f2);
+        encode_oracle(&game, &s, 0, &mut f1).unwrap();
+        encode_oracle(&game, &t, 0, &mut f2).unwrap();
         assert_ne!(
             f1, f2,
             "{preset}: the oracle encoding must show hidden cards"
         );
         // And the observer's own hand does change the observation.
         let mut o3 = vec![0.0; OBS_SIZE];
-        encode(&game, &s, 1, &mut o3);
+        encode(&game, &s, 1, &mut o3).unwrap();
         assert_ne!(o1, o3);
     }
 }

@@ -751,10 +751,10 @@ impl PyState {
     }
 
     /// The legal actions as a uint8 array of length 98 (1 = legal).
-    fn legal_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u8>> {
+    fn legal_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u8>>> {
         let mut m = vec![0u8; NUM_ACTIONS];
-        write_mask(self.game.legal_mask(&self.state), &mut m);
-        PyArray1::from_vec(py, m)
+        write_mask(self.game.legal_mask(&self.state), &mut m).map_err(value_error)?;
+        Ok(PyArray1::from_vec(py, m))
     }
 
     /// Applies an action (id or name) for the current player and returns the
@@ -808,7 +808,7 @@ impl PyState {
     ) -> PyResult<Bound<'py, PyArray1<f32>>> {
         let seat = self.seat_or_current(seat)?;
         let mut v = vec![0f32; OBS_SIZE];
-        encode(&self.game, &self.state, seat, &mut v);
+        encode(&self.game, &self.state, seat, &mut v).map_err(value_error)?;
         Ok(PyArray1::from_vec(py, v))
     }
 
@@ -822,7 +822,7 @@ impl PyState {
     ) -> PyResult<Bound<'py, PyArray1<f32>>> {
         let seat = self.seat_or_current(seat)?;
         let mut v = vec![0f32; ORACLE_SIZE];
-        encode_oracle(&self.game, &self.state, seat, &mut v);
+        encode_oracle(&self.game, &self.state, seat, &mut v).map_err(value_error)?;
         Ok(PyArray1::from_vec(py, v))
     }
 

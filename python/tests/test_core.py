@@ -447,10 +447,13 @@ def test_a_network_trained_on_several_tables_plays_each_of_them():
 
 def test_a_scenario_the_engine_cannot_play_is_refused():
     game = ua.Game("attack-2010", 3)
-    with pytest.raises(ValueError, match="every hand is empty"):
+    with pytest.raises(ValueError, match="holds no cards while the round goes on"):
         game.scenario({"hands": [[], [], []], "top": "R5"})
+    with pytest.raises(ValueError, match="only challenge scoring eliminates"):
+        game.scenario({"hands": [["R1"], [], []], "top": "R5", "eliminated": [1]})
+    challenge = ua.Game({"preset": "attack-2010", "options": {"scoring": "challenge"}}, 3)
     with pytest.raises(ValueError, match="two seats"):
-        game.scenario({"hands": [["R1"], [], []], "top": "R5", "eliminated": [1, 2]})
+        challenge.scenario({"hands": [["R1"], [], []], "top": "R5", "eliminated": [1, 2]})
 
 
 def test_a_rules_path_with_an_equals_sign_is_a_path(tmp_path):

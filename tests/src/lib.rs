@@ -36,7 +36,7 @@ pub fn le_bytes<T: Copy, const N: usize>(v: &[T], f: impl Fn(T) -> [u8; N]) -> V
 /// CRC-32 of the observation of the seat to act (seat 0 once the round is over).
 pub fn obs_crc(game: &Game, s: &State) -> u32 {
     let mut obs = vec![0f32; OBS_SIZE];
-    encode(game, s, s.current_player().unwrap_or(0), &mut obs);
+    encode(game, s, s.current_player().unwrap_or(0), &mut obs).unwrap();
     crc32(0, &le_bytes(&obs, f32::to_le_bytes))
 }
 

@@ -397,7 +397,8 @@ impl Group {
     fn push_oracle(&mut self, game: &Game, s: &State, seat: usize) {
         let at = self.oracle.len();
         self.oracle.resize(at + ORACLE_SIZE, 0.0);
-        encode_oracle(game, s, seat, &mut self.oracle[at..]);
+        encode_oracle(game, s, seat, &mut self.oracle[at..])
+            .expect("an ORACLE_SIZE row and the acting seat of this game");
     }
     /// Replaces the values of the policy's forward pass by the oracle critic's.
     fn critic_values(&mut self, critic: &NeuralPolicy) -> Result<(), TrainError> {
@@ -1374,7 +1375,7 @@ mod tests {
         let mut v = vec![0.0; ORACLE_SIZE];
         let table = &t.tables[0];
         let seat = table.buf.seat[0] as usize;
-        encode_oracle(table.env.game(), table.env.state(0), seat, &mut v);
+        encode_oracle(table.env.game(), table.env.state(0), seat, &mut v).unwrap();
         v
     }
 }

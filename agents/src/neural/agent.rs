@@ -78,7 +78,7 @@ fn choose(
 
 /// Writes one seat's observation and boolean mask; returns the legal-action bits.
 fn encode_row(game: &Game, state: &State, seat: usize, obs: &mut [f32], mask: &mut [bool]) -> u128 {
-    encode(game, state, seat, obs);
+    encode(game, state, seat, obs).expect("an OBS_SIZE row and a seat of the game's table");
     let m = game.legal_mask(state);
     for (i, b) in mask.iter_mut().enumerate() {
         *b = m >> i & 1 == 1;

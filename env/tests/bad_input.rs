@@ -1,0 +1,238 @@
+//! Bad input to the library API gets a typed error naming the problem, never
+//! a panic or a silently wrong result: states edited or loaded from elsewhere,
+//! states of another table, impossible scenarios, short observation buffers,
+//! malformed rules files and action values outside the action space.
+
+mod common;
+
+use common::*;
+use uno_env::obs::{ORACLE_SIZE, encode, encode_oracle, write_mask};
+use uno_env::{
+    Action, ActionError, EncodeError, Face, Game, NUM_ACTIONS, OBS_SIZE, Phase, Rules, Scenario,
+    State,
+};
+
+/// `json` with the value of top-level field `key` replaced by `val` (the
+/// hands are u128 numbers, which `serde_json::Value` cannot hold).
+fn set_field(json: &str, key: &str, val: &str) -> String {
+    let pat = format!("\"{key}\":");
+    let i = json.find(&pat).unwrap_or_else(|| panic!("no field {key}")) + pat.len();
+    let rest = &json[i..];
+    let end = if rest.starts_with('[') {
+        rest.find(']').unwrap() + 1
+    } else {
+        rest.find([',', '}']).unwrap()
+    };
+    format!("{}{val}{}", &json[..i], &rest[end..])
+}
+
+/// A fresh classic 2-player state with some fields replaced through its JSON.
+fn edited(game: &Game, edits: &[(&str, &str)]) -> State {
+    let mut j = game.new_state(3).to_json();
+    for (k, v) in edits {
+        j = set_field(&j, k, v);
+    }
+    State::from_json(&j).expect("well-formed JSON")
+}
+
+#[test]
+fn states_edited_into_impossible_positions_fail_the_invariant_check() {
+    let game = Game::new(Rules::preset("classic").unwrap(), 2).unwrap();
+    for (edits, want) in [
+        (
+            &[("phase", "\"after-draw\""), ("pending_card", "255")][..],
+            "no drawn card",
+        ),
+        (
+            &[("phase", "\"choose-colour\""), ("pending_face", "255")][..],
+            "no card being played",
+        ),
+        (&[("phase", "\"uno-call\"")][..], "no card being played"),
+        (&[("current", "50")][..], "not an active seat"),
+        (
+            &[("scores", "[600,0,0,0,0,0,0,0,0,0]")][..],
+            "past the target",
+        ),
+        (&[("active", "1")][..], "eliminated"),
+    ] {
+        let s = edited(&game, edits);
+        let e = game.check_invariants(&s).unwrap_err();
+        assert!(e.contains(want), "{edits:?}: {e}");
+    }
+    // A drawn card that sits in the other seat's hand.
+    let s = game.new_state(3);
+    let theirs = s.hand(1 - s.current_player().unwrap()).trailing_zeros();
+    let s = edited(
+        &game,
+        &[
+            ("phase", "\"after-draw\""),
+            ("pending_card", &theirs.to_string()),
+        ],
+    );
+    assert!(
+        game.check_invariants(&s)
+            .unwrap_err()
+            .contains("no drawn card")
+    );
+    // Unknown fields are refused when read.
+    let j = game
+        .new_state(3)
+        .to_json()
+        .replacen('{', "{\"bogus\":1,", 1);
+    assert!(
+        State::from_json(&j)
+            .unwrap_err()
+            .to_string()
+            .contains("bogus")
+    );
+}
+
+#[test]
+fn a_state_of_another_table_or_seat_is_refused_by_apply_and_the_encoders() {
+    let two = Game::new(Rules::preset("classic").unwrap(), 2).unwrap();
+    let ten = Game::new(Rules::preset("attack-2010").unwrap(), 10).unwrap();
+    let mut s = ten.new_state(1);
+    let before = s.clone();
+    let e = two.apply(&mut s, id("draw")).unwrap_err();
+    assert!(
+        matches!(e, ActionError::InvalidState(ref m) if m.contains("10 players")),
+        "{e}"
+    );
+    assert!(two.timeout(&mut s, &mut ()).is_err());
+    assert_eq!(s, before);
+    let mut obs = vec![0.0; OBS_SIZE];
+    assert_eq!(
+        encode(&two, &s, 0, &mut obs),
+        Err(EncodeError::Table { state: 10, game: 2 })
+    );
+    // A seat to act that is no seat (apply without check_invariants first).
+    let mut s = edited(&two, &[("current", "50")]);
+    let e = two.apply(&mut s, id("draw")).unwrap_err();
+    assert!(matches!(e, ActionError::InvalidState(_)), "{e}");
+}
+
+#[test]
+fn encoders_refuse_short_buffers_and_seats_off_the_table() {
+    let game = Game::new(Rules::preset("attack-2010").unwrap(), 4).unwrap();
+    let s = game.new_state(2);
+    let mut short = vec![0.0; OBS_SIZE - 1];
+    assert_eq!(
+        encode(&game, &s, 0, &mut short),
+        Err(EncodeError::Buffer {
+            got: OBS_SIZE - 1,
+            need: OBS_SIZE
+        })
+    );
+    let mut obs = vec![0.0; OBS_SIZE];
+    for seat in [4, 10, usize::MAX] {
+        assert_eq!(
+            encode(&game, &s, seat, &mut obs),
+            Err(EncodeError::Seat { seat, players: 4 })
+        );
+    }
+    assert!(obs.iter().all(|&v| v == 0.0), "nothing written");
+    assert!(matches!(
+        encode_oracle(&game, &s, 0, &mut obs),
+        Err(EncodeError::Buffer { need, .. }) if need == ORACLE_SIZE
+    ));
+    let mut mask = [0u8; 10];
+    assert!(write_mask(game.legal_mask(&s), &mut mask).is_err());
+    assert_eq!(mask, [0; 10]);
+    let mut mask = [0u8; NUM_ACTIONS];
+    write_mask(game.legal_mask(&s), &mut mask).unwrap();
+    assert_eq!(
+        mask.iter().filter(|&&b| b == 1).count(),
+        game.legal_actions(&s).len()
+    );
+}
+
+#[test]
+fn scenarios_the_engine_cannot_play_are_refused() {
+    let game = Game::new(Rules::preset("classic").unwrap(), 3).unwrap();
+    let base = scenario(&[&["R1"], &["G1"], &["B1"]], "R5", 0);
+    let refused = |sc: &Scenario, want: &str| {
+        let e = game.scenario(sc).unwrap_err().to_string();
+        assert!(e.contains(want), "{e}");
+    };
+    // Face ids past the 79 faces (the field is public).
+    let mut sc = base.clone();
+    sc.hands[1] = vec![Face(79)];
+    refused(&sc, "face id 79 is not a face");
+    let mut sc = base.clone();
+    sc.top = Some(Face(200));
+    refused(&sc, "face id 200");
+    // The player to move, or anyone, holding no cards mid-round (C-5).
+    let mut sc = base.clone();
+    sc.hands[0].clear();
+    refused(&sc, "seat 0 holds no cards");
+    let mut sc = base.clone();
+    sc.hands[2].clear();
+    refused(&sc, "seat 2 holds no cards");
+    // A total at the target while the match goes on (C-7).
+    let mut sc = base.clone();
+    sc.scores = Some(vec![10_000, 0, 0]);
+    refused(&sc, "past the target");
+    // Eliminations exist only under challenge scoring (C-7).
+    let mut sc = base.clone();
+    sc.hands[2].clear();
+    sc.eliminated = vec![2];
+    refused(&sc, "only challenge scoring eliminates");
+}
+
+#[test]
+fn rules_files_that_would_lose_an_override_or_a_kind_are_refused() {
+    // Kind names are written in lower case: `WILD` would sit beside the
+    // preset's `wild`, and one of the two counts would be lost.
+    let e = Rules::from_toml_str("preset = \"classic\"\n[deck]\nWILD = 0\n").unwrap_err();
+    assert!(
+        e.to_string().contains("write the card kind as `wild`"),
+        "{e}"
+    );
+    let e = Rules::from_toml_str("preset = \"classic\"\n[deck]\nwild = 1\nWild = 3\n").unwrap_err();
+    assert!(e.to_string().contains("`Wild`"), "{e}");
+    // A kind given a rule but no count in the deck would never be dealt.
+    let e = Rules::from_toml_str(
+        "preset = \"attack-2010\"\n[kinds.wild-custom]\neffect = { type = \"hit\", n = 3 }\nscore = 50\n",
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("[deck] wild-custom = N"), "{e}");
+    let ok = Rules::from_toml_str(
+        "preset = \"attack-2010\"\n[kinds.wild-custom]\neffect = { type = \"hit\", n = 3 }\nscore = 50\n[deck]\nwild-custom = 2\n",
+    );
+    assert!(ok.is_ok(), "{ok:?}");
+}
+
+#[test]
+fn action_values_outside_the_action_space_have_no_id_of_another_action() {
+    for a in [
+        Action::Target(0),
+        Action::Target(10),
+        Action::Play(Face(79)),
+        Action::Play(Face(200)),
+    ] {
+        assert_eq!(a.id(), NUM_ACTIONS, "{a:?}");
+        assert_eq!(Action::from_id(a.id()), None);
+    }
+    assert_eq!(Action::Play(Face(200)).name(), "play:?200");
+    assert_eq!(Action::Target(9).id(), id("target:+9"));
+}
+
+#[test]
+fn time_outs_count_towards_max_decisions() {
+    // F-3's time-out is a turn's decision: a driver that only times players
+    // out still reaches the cap and the round is cut short.
+    let game = game_with("classic", 2, |r| r.options.max_decisions = 5);
+    let mut s = game.new_state(4);
+    while s.phase() != Phase::Play {
+        let a = game.legal_actions(&s)[0];
+        game.apply(&mut s, a).unwrap();
+    }
+    for _ in 0..5 {
+        if s.is_round_over() {
+            break;
+        }
+        game.timeout(&mut s, &mut ()).unwrap();
+    }
+    assert!(s.is_round_over() && s.is_truncated(), "{:?}", s.phase());
+    assert!(game.timeout(&mut s, &mut ()).is_err());
+}
