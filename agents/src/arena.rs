@@ -5,19 +5,21 @@
 //!
 //! One game is one round (one deal, played until someone goes out or the round
 //! is cut short by `max_decisions`). Game `g` deals from ChaCha stream
-//! `g / players` of `seed`: the `players` games of a rotation block share the
+//! `g / K` of `seed` (`K` agents): the `K` games of a rotation block share the
 //! deal and differ only in who sits where (duplicate-style, which lowers the
-//! variance of comparisons). Each seat's agent is reset with a seed mixed from
-//! `(seed, g, seat)`, so results do not depend on the thread count.
+//! variance of comparisons), and no two of them seat the agents alike (a block
+//! of `N` players' games would repeat each seating `N / K` times on one deal).
+//! Each seat's agent is reset with a seed mixed from `(seed, g, seat)`, so
+//! results do not depend on the thread count.
 //!
 //! # Seat rotation
 //!
 //! With `N` players and `K` agents (`K` must divide `N`), seat `s` of game `g`
 //! gets agent `((s + g) mod N) mod K`.
 //! With 2 agents at 4 seats that is A,B,A,B then B,A,B,A, ...; with 4 agents
-//! at 4 seats the four cyclic rotations. Over every block of `N` games each
-//! agent sits in each seat exactly `N / K` times, so with `games` a multiple of
-//! `N` the seating is exactly balanced.
+//! at 4 seats the four cyclic rotations. Over every block of `K` games each
+//! agent sits in each seat class once, so with `games` a multiple of `K` the
+//! seating is exactly balanced.
 
 use crate::agent::{Agent, mix_seed};
 use crate::error::AgentError;
@@ -141,7 +143,8 @@ fn play_one(
     g: u64,
 ) -> Result<Outcome, AgentError> {
     let n = game.num_players();
-    let mut state = game.new_state_on_stream(seed, g / n as u64);
+    // One deal per rotation block of `k` games (see the module docs).
+    let mut state = game.new_state_on_stream(seed, g / k as u64);
     // Which instance plays each seat.
     let mut used = vec![0usize; k];
     let mut who = Vec::with_capacity(n);

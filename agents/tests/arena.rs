@@ -140,6 +140,37 @@ fn heuristic_beats_random_in_two_player_classic() {
 }
 
 #[test]
+fn no_seating_is_played_twice_on_one_deal() {
+    // With fewer agents than seats (2 at 4 or 6), the K games of a rotation
+    // block share a deal and the next block deals anew. Games 2 and 3 of two
+    // deterministic agents used to replay games 0 and 1 on the same deal.
+    let arena = |players: usize, games: u64, seed: u64| {
+        run_arena(
+            &ArenaConfig {
+                rules: Rules::preset("classic").unwrap(),
+                players,
+                agents: specs(&["first-legal", "greedy"]),
+                games,
+                seed,
+                threads: 1,
+            },
+            None,
+        )
+        .unwrap()
+    };
+    for players in [4, 6] {
+        let repeats = (0..50)
+            .filter(|&seed| {
+                let (two, four) = (arena(players, 2, seed), arena(players, 4, seed));
+                four.agents[0].wins == 2 * two.agents[0].wins
+                    && (four.mean_decisions - two.mean_decisions).abs() < 1e-9
+            })
+            .count();
+        assert!(repeats <= 2, "{players} players: {repeats} of 50 repeated");
+    }
+}
+
+#[test]
 fn spec_errors_name_the_problem() {
     let err = |s: &str| parse_spec(s).unwrap_err();
     assert!(matches!(err(""), AgentError::EmptySpec));
@@ -165,8 +196,8 @@ fn spec_errors_name_the_problem() {
         parse_spec("heuristic").unwrap()
     );
     // No table to seat is no panic.
-    assert_eq!(uno_agents::seat_assignment(0, 2, 5, 1), 0);
-    assert_eq!(uno_agents::seat_assignment(4, 0, 5, 1), 0);
+    assert_eq!(seat_assignment(0, 2, 5, 1), 0);
+    assert_eq!(seat_assignment(4, 0, 5, 1), 0);
     let e = err("heuristic:nope=1");
     assert!(e.to_string().contains("nope"), "{e}");
     let e = err("heuristic:danger_cards=-1");

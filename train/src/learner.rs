@@ -676,7 +676,7 @@ impl Learner {
             indices.shuffle(&mut self.rng);
             let mut epoch_kl = 0.0f64;
             let mut epoch_steps = 0usize;
-            for chunk in indices.chunks(self.config.minibatch_size) {
+            for chunk in minibatches(&indices, self.config.minibatch_size) {
                 let (s, gn) = self.step_minibatch(batch, chunk, lr, train_policy);
                 sum.total += s.total;
                 sum.policy_loss += s.policy_loss;
@@ -903,6 +903,22 @@ pub fn scale_grads<M: Module>(model: &M, grads: &mut GradientsParams, factor: f3
     model.visit(&mut GradScale { grads, factor });
 }
 
+/// Splits a shuffled batch into `n / size` minibatches (at least one), the
+/// last taking the remainder: a batch collects whole episodes and overshoots
+/// `batch_samples` by a few hundred samples, which would otherwise make a
+/// tiny extra minibatch with its own advantage normalisation and a full step.
+fn minibatches(indices: &[usize], size: usize) -> impl Iterator<Item = &[usize]> {
+    let count = (indices.len() / size.max(1)).max(1);
+    (0..count).map(move |k| {
+        let end = if k + 1 == count {
+            indices.len()
+        } else {
+            (k + 1) * size
+        };
+        &indices[k * size..end]
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -912,6 +928,22 @@ mod tests {
     const STATES: usize = 4;
     const ACTIONS: usize = 5;
     const CORRECT: [usize; STATES] = [1, 3, 0, 4];
+
+    #[test]
+    fn minibatches_fold_the_remainder_into_the_last() {
+        let sizes = |n: usize, size: usize| -> Vec<usize> {
+            let idx: Vec<usize> = (0..n).collect();
+            let parts: Vec<&[usize]> = minibatches(&idx, size).collect();
+            assert_eq!(parts.concat(), idx, "every sample once, in order");
+            parts.iter().map(|p| p.len()).collect()
+        };
+        // A 16,454-sample batch in 4,096-sample minibatches: four, the last with
+        // the 70 extra samples (not a fifth minibatch of 70).
+        assert_eq!(sizes(16_454, 4096), [4096, 4096, 4096, 4166]);
+        assert_eq!(sizes(8192, 4096), [4096, 4096]);
+        assert_eq!(sizes(100, 4096), [100]);
+        assert_eq!(sizes(1, 1), [1]);
+    }
 
     fn temp_dir(tag: &str) -> PathBuf {
         let nanos = std::time::SystemTime::now()

@@ -336,6 +336,17 @@ enum Ctl {
     Agent(Box<dyn Agent + Send>),
 }
 
+/// After the pool drops its oldest snapshot (index 0), running episodes keep
+/// their opponents: every snapshot index moves down by one. Seats that played
+/// the dropped snapshot take the next oldest for the rest of their episode.
+fn drop_oldest_snapshot(ctl: &mut [Vec<Ctl>]) {
+    for c in ctl.iter_mut().flatten() {
+        if let Ctl::Snapshot(k) = c {
+            *k = k.saturating_sub(1);
+        }
+    }
+}
+
 #[derive(Default)]
 struct Traj {
     obs: Vec<f32>,
@@ -654,7 +665,12 @@ impl Trainer {
             recent: Vec::new(),
             cfg,
         };
+        // A resumed run deals new games, not the ones its start dealt (the
+        // same mix of the update count as the opponent generator's).
+        let resumed = t.state.updates.wrapping_mul(0x9E37_79B9);
         for table in &mut t.tables {
+            let seed = table.env.seed() ^ resumed;
+            table.env.reseed(seed);
             table
                 .env
                 .reset(table.buf.batch())
@@ -1085,6 +1101,7 @@ impl Trainer {
         self.state.pool.push(dir);
         if self.pool.len() > self.cfg.pool_size.max(1) {
             self.pool.remove(0);
+            drop_oldest_snapshot(&mut self.ctl);
             let old = self.state.pool.remove(0);
             let _ = std::fs::remove_dir_all(old);
         }
@@ -1192,6 +1209,24 @@ fn eval_agents(latest: &Path, opp: &str, players: usize) -> Vec<AgentSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn running_episodes_keep_their_snapshot_when_the_pool_drops_its_oldest() {
+        let mut ctl = vec![
+            vec![Ctl::Learner, Ctl::Snapshot(2), Ctl::Snapshot(0)],
+            vec![Ctl::Snapshot(1), Ctl::Learner],
+        ];
+        drop_oldest_snapshot(&mut ctl);
+        let idx = |c: &Ctl| match c {
+            Ctl::Snapshot(k) => Some(*k),
+            _ => None,
+        };
+        let got: Vec<Vec<Option<usize>>> =
+            ctl.iter().map(|r| r.iter().map(idx).collect()).collect();
+        // Pool [s0, s1, s2] became [s1, s2]: s2 is now 1, s1 is now 0, and the
+        // seat that played the dropped s0 plays the next oldest (s1, now 0).
+        assert_eq!(got, [vec![None, Some(1), Some(0)], vec![Some(0), None]]);
+    }
 
     /// A tiny all-self-play run on 8 games: no evaluations, snapshots or logs.
     fn small_self_play(rules: String) -> TrainConfig {
@@ -1333,6 +1368,26 @@ mod tests {
         };
         let resumed = NeuralPolicy::new(t2.learner.critic_inference_model().unwrap());
         assert_eq!(values(&resumed), values(&NeuralPolicy::new(critic_before)));
+    }
+
+    #[test]
+    fn a_resumed_run_deals_new_games() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = small_self_play("classic".into());
+        let run = dir.path().join("run");
+        let mut t = Trainer::new(cfg.clone(), &run, false).unwrap();
+        let first: Vec<State> = (0..8).map(|j| t.tables[0].env.state(j).clone()).collect();
+        // The same config deals the same games from the start.
+        let again = Trainer::new(cfg.clone(), &dir.path().join("again"), false).unwrap();
+        assert_eq!(again.tables[0].env.state(0), &first[0]);
+        t.run(Arc::new(AtomicBool::new(false)), |_| {}).unwrap();
+        assert!(t.learner.updates() >= 1);
+        let mut more = cfg;
+        more.steps *= 2;
+        let t2 = Trainer::new(more, &run, true).unwrap();
+        for (j, s) in first.iter().enumerate() {
+            assert_ne!(t2.tables[0].env.state(j), s, "game {j} dealt again");
+        }
     }
 
     #[test]
