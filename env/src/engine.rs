@@ -597,8 +597,11 @@ impl<E: Events> Ctx<'_, E> {
         total
     }
 
-    /// C-4: a called UNO stands while the seat holds exactly one card (a press
-    /// that fires nothing keeps it); any other hand size clears it.
+    /// C-4: a called UNO stands while the seat holds exactly one card; any
+    /// other hand size clears it. ([reading] A seat's own press or draw, and
+    /// pressing until a Hit-Fire fires, end the call even when no card comes:
+    /// `uno_called` shows a call on the hand its last play left. The shipped
+    /// networks were trained on this.)
     #[inline]
     fn uno_flag_needs_one_card(&mut self, seat: u8) {
         if !self.s.hands[seat as usize].is_power_of_two() {
@@ -619,7 +622,7 @@ impl<E: Events> Ctx<'_, E> {
                 break;
             }
         }
-        self.uno_flag_needs_one_card(seat);
+        self.s.uno_called &= !(1 << seat);
     }
 
     fn hit_victim(&mut self, victim: u8, n: u8) {
@@ -642,7 +645,7 @@ impl<E: Events> Ctx<'_, E> {
             }
             let card = self.draw_card(seat);
             self.ev.drew(seat as usize, (card != NONE) as usize);
-            self.uno_flag_needs_one_card(seat);
+            self.s.uno_called &= !(1 << seat);
             if card != NONE
                 && self.g.rules().options.draw_then_play
                 && self.g.playable(self.s, seat as usize) >> card & 1 == 1
@@ -653,7 +656,7 @@ impl<E: Events> Ctx<'_, E> {
             }
         } else {
             self.press(seat);
-            self.uno_flag_needs_one_card(seat);
+            self.s.uno_called &= !(1 << seat);
         }
         let next = self.next(seat);
         self.begin_turn(next);

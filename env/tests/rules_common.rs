@@ -909,8 +909,10 @@ fn c2_a_deal_that_could_leave_only_returned_start_cards_is_refused() {
 }
 
 #[test]
-fn c4_a_called_uno_stands_after_a_press_that_fires_nothing() {
-    // The player still holds one card, as after a Hit that fires nothing.
+fn c4_a_press_ends_the_uno_call_a_hit_that_fires_nothing_does_not() {
+    // [reading] `uno_called` shows a call on the hand the seat's last play
+    // left: its own press ends it even when nothing fires, while a Hit taken
+    // with nothing fired leaves the seat's one card and its call alone.
     let g = scripted("attack-1999", 3, &[0, 1]);
     let mut s = build(
         &g,
@@ -919,16 +921,16 @@ fn c4_a_called_uno_stands_after_a_press_that_fires_nothing() {
     assert!(s.uno_called(0));
     let ev = run(&g, &mut s, &["draw"]);
     assert_eq!(presses(&ev, 0), vec![0]);
-    assert!(s.uno_called(0));
-    // A press that fires clears it.
-    let g = scripted("attack-1999", 3, &[1]);
+    assert_eq!(s.hand_len(0), 1);
+    assert!(!s.uno_called(0));
+    let g = scripted("attack-1999", 3, &[0, 0, 1]);
     let mut s = build(
         &g,
-        &scenario(&[&["G7"], &["G1", "G2"], &["B1", "B2"]], "R5", 0),
+        &scenario(&[&["R-hit2", "R7", "R8"], &["G1"], &["B1", "B2"]], "R5", 0),
     );
-    run(&g, &mut s, &["draw"]);
-    assert_eq!(s.hand_len(0), 2);
-    assert!(!s.uno_called(0));
+    let ev = run(&g, &mut s, &["play:R-hit2"]);
+    assert_eq!(presses(&ev, 1), vec![0, 0]);
+    assert!(s.uno_called(1));
 }
 
 #[test]
