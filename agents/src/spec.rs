@@ -130,8 +130,9 @@ where
     let map = value.as_object_mut().expect("params are a JSON object");
     let mut given: Vec<&str> = Vec::new();
     // `heuristic:` alone means the defaults; an empty item in a list is a typo.
-    let items = opts.split(',').map(str::trim);
-    for item in items.filter(|_| !opts.trim().is_empty()) {
+    let opts = opts.trim();
+    let items = (!opts.is_empty()).then(|| opts.split(',').map(str::trim));
+    for item in items.into_iter().flatten() {
         let (k, v) = item
             .split_once('=')
             .ok_or_else(|| AgentError::BadOverride(item.to_string()))?;

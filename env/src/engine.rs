@@ -242,20 +242,16 @@ impl Game {
         Ok(())
     }
 
-    /// A cheap guard for the public entry points: the state is for this
-    /// table size and its seat to act (and dealer) is one of the table's.
+    /// A cheap guard for the public entry points: the state is of this table
+    /// ([`Game::table_error`]) and its seat to act is one of the table's.
     fn check_table(&self, s: &State) -> Result<(), ActionError> {
-        let n = self.num_players();
-        if s.players as usize != n {
-            return Err(ActionError::InvalidState(format!(
-                "the state is for {} players, the game for {n}",
-                s.players
-            )));
+        if let Some(e) = self.table_error(s) {
+            return Err(ActionError::InvalidState(e));
         }
-        if s.current as usize >= n || s.dealer as usize >= n {
+        if s.current as usize >= self.num_players() {
             return Err(ActionError::InvalidState(format!(
-                "seat {} to act or dealer {} is not a seat",
-                s.current, s.dealer
+                "seat {} to act is not a seat",
+                s.current
             )));
         }
         Ok(())
@@ -598,10 +594,8 @@ impl<E: Events> Ctx<'_, E> {
     }
 
     /// C-4: a called UNO stands while the seat holds exactly one card; any
-    /// other hand size clears it. ([reading] A seat's own press or draw, and
-    /// pressing until a Hit-Fire fires, end the call even when no card comes:
-    /// `uno_called` shows a call on the hand its last play left. The shipped
-    /// networks were trained on this.)
+    /// other hand size clears it (after a play or a Hit). A seat's own press
+    /// or draw clears it outright: see `voluntary_draw`.
     #[inline]
     fn uno_flag_needs_one_card(&mut self, seat: u8) {
         if !self.s.hands[seat as usize].is_power_of_two() {
@@ -645,6 +639,9 @@ impl<E: Events> Ctx<'_, E> {
             }
             let card = self.draw_card(seat);
             self.ev.drew(seat as usize, (card != NONE) as usize);
+            // C-4 [reading]: a seat's own press or draw ends its UNO call even
+            // when no card comes (so does pressing until a Hit-Fire fires);
+            // the shipped networks were trained on this.
             self.s.uno_called &= !(1 << seat);
             if card != NONE
                 && self.g.rules().options.draw_then_play

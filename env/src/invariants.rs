@@ -4,11 +4,31 @@ use crate::game::Game;
 use crate::state::{Phase, State};
 
 impl Game {
+    /// Why `s` cannot be a state of this table: another table size, or a
+    /// dealer off the table (`None` when it can). The invariant check and
+    /// the engine's public entry points share it.
+    pub(crate) fn table_error(&self, s: &State) -> Option<String> {
+        let n = self.num_players();
+        if s.players as usize != n {
+            return Some(format!(
+                "the state is for {} players, the game for {n}",
+                s.players
+            ));
+        }
+        if s.dealer as usize >= n {
+            return Some(format!("dealer {} is not a seat", s.dealer));
+        }
+        None
+    }
+
     /// Checks that every card is in exactly one place, the top card is on the
     /// discard pile, and hands, phases, UNO flags and scores agree. Returns the
     /// first violation found.
     pub fn check_invariants(&self, s: &State) -> Result<(), String> {
         let n = self.num_players();
+        if let Some(e) = self.table_error(s) {
+            return Err(e);
+        }
         check_ranges(s, n)?;
         let mut seen = s.pile;
         if s.pile & s.discard != 0 {
@@ -133,21 +153,12 @@ impl Game {
 fn check_ranges(s: &State, n: usize) -> Result<(), String> {
     use crate::card::NUM_FACES;
     use crate::state::NONE;
-    if s.players as usize != n {
-        return Err(format!(
-            "the state is for {} players, the game for {n}",
-            s.players
-        ));
-    }
     let seats = (1u32 << n) - 1;
     if u32::from(s.active) & !seats != 0 {
         return Err(format!("`active` has seats outside the {n}-seat table"));
     }
     if u32::from(s.uno_called) & !seats != 0 {
         return Err(format!("`uno_called` has seats outside the {n}-seat table"));
-    }
-    if s.dealer as usize >= n {
-        return Err(format!("dealer {} is not a seat", s.dealer));
     }
     for (name, v) in [
         ("target", s.target),

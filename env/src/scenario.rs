@@ -56,8 +56,16 @@ impl Game {
         let Some(top) = sc.top else {
             return bad("a top card is required".into());
         };
-        if top.index() >= crate::card::NUM_FACES {
-            return bad(format!("face id {} is not a face", top.0));
+        // `Face`'s id is public: refuse one past the 79 faces before it indexes a table.
+        let faces = std::iter::once(&top)
+            .chain(sc.hands.iter().flatten())
+            .chain(&sc.discard)
+            .chain(sc.launcher.iter().flatten());
+        if let Some(f) = faces
+            .into_iter()
+            .find(|f| f.index() >= crate::card::NUM_FACES)
+        {
+            return bad(format!("face id {} is not a face", f.0));
         }
         let colour = match (sc.colour, top.colour()) {
             (Some(c), _) | (None, Some(c)) => c,
@@ -66,12 +74,6 @@ impl Game {
         let mut s = self.new_state(sc.seed);
         let mut free = self.all_cards();
         let mut take = |f: Face| -> Result<u8, ScenarioError> {
-            if f.index() >= crate::card::NUM_FACES {
-                return Err(ScenarioError::Invalid(format!(
-                    "face id {} is not a face",
-                    f.0
-                )));
-            }
             let avail = free & self.cards_of_face(f);
             if avail == 0 {
                 return Err(ScenarioError::TooMany(f.name()));
