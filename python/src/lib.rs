@@ -10,6 +10,8 @@
 //! `json` module, so 128-bit card sets stay exact. The Gymnasium and
 //! PettingZoo wrappers are plain Python in `python/uno_attack/`.
 
+#![warn(missing_docs)]
+
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::{PyIndexError, PyOverflowError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;

@@ -7,6 +7,8 @@
 //! state JSON), same observations (CRC-32 of the little-endian `f32` bytes),
 //! and the same vectorized batches (CRC-32 of every buffer after every step).
 
+#![warn(missing_docs)]
+
 use serde_json::{Value, json};
 use uno_env::obs::encode;
 use uno_env::vec_env::Picker;
