@@ -59,6 +59,12 @@ struct Slot {
     agents: Vec<Option<Owned>>,
     /// The learner is to act (its row is written).
     ready: bool,
+    /// The learner has made a decision in the current episode. Until it has,
+    /// nothing of the episode is reported: an episode the opponents finish
+    /// before the learner's first decision (possible with tiny hands) is
+    /// dropped and the next one dealt, as the Gymnasium env's `reset` redeals.
+    /// The dealer is drawn per deal, so the learner soon acts.
+    acted: bool,
     /// The learner's legal actions (valid when `ready`).
     mask: u128,
     picker: Picker,
@@ -212,6 +218,7 @@ impl SoloVecEnv {
                 learner: 0,
                 agents,
                 ready: false,
+                acted: false,
                 mask: 0,
                 picker: Picker::new(seed, i as u64),
             });
@@ -518,6 +525,7 @@ impl Ctx<'_> {
         slot.earlier = 0;
         slot.learner = learner_seat(self.seat, self.game.num_players(), i, k);
         slot.ready = false;
+        slot.acted = false;
         for (p, a) in slot.agents.iter_mut().enumerate() {
             if let Some(a) = a {
                 a.get().reset(agent_seed(ep_seed, i, p + 1));
@@ -546,6 +554,7 @@ impl Ctx<'_> {
                     Learner::Random => slot.picker.pick(slot.mask),
                 };
                 slot.ready = false;
+                slot.acted = true;
                 let seat = slot.learner;
                 self.apply(slot, &mut out, j, i, a).map_err(|e| Illegal {
                     agent: "learner".into(),
@@ -620,6 +629,14 @@ impl Ctx<'_> {
             &mut slot.earlier,
             &mut r,
         );
+        // Rewards before the learner's first decision of an episode belong to
+        // no step of it (see `Slot::acted`).
+        if !slot.acted {
+            if end.is_some() {
+                self.deal(slot, i, slot.episode + 1);
+            }
+            return Ok(());
+        }
         for (o, v) in out.rewards[j * MAX_PLAYERS..(j + 1) * MAX_PLAYERS]
             .iter_mut()
             .zip(r)

@@ -456,3 +456,46 @@ fn match_episodes_and_points_rewards() {
     );
     assert!(sums.iter().all(|s| s.is_finite()));
 }
+
+/// With one-card hands the opponents often finish a round before the
+/// learner's first decision. Such an episode is dropped and the next one
+/// dealt: every reported episode is one the learner played in, each step
+/// reports at most one episode's rewards, and `reset` reports nothing.
+#[test]
+fn episodes_the_opponents_finish_before_the_learner_acts_are_not_reported() {
+    let mut rules = Rules::preset("classic").unwrap();
+    rules.options.hand_size = 1;
+    let (n, players) = (64, 4);
+    let cfg = EnvConfig::new(rules, players);
+    let mut env = SoloVecEnv::new(cfg, n, 0, 1, &[spec("random-play")], Some(3)).unwrap();
+    let mut buf = Buffers::new(n);
+    env.reset(buf.batch()).unwrap();
+    assert!(buf.terminated.iter().all(|&t| t == 0));
+    assert!(buf.reward.iter().all(|&r| r == 0.0));
+    assert!(buf.rewards.iter().all(|&r| r == 0.0));
+    let mut ended = 0;
+    for t in 0..300 {
+        for i in 0..n {
+            assert_eq!(env.state(i).current_player(), Some(3), "game {i} step {t}");
+        }
+        let acts = pick(&buf, n, t);
+        env.step(&acts, buf.batch()).unwrap();
+        for i in 0..n {
+            let row = &buf.rewards[i * MAX_PLAYERS..(i + 1) * MAX_PLAYERS];
+            if buf.terminated[i] == 1 {
+                ended += 1;
+                // One episode's zero-sum rewards: the winner +1, the others −1/3.
+                let w = buf.winner[i] as usize;
+                for (p, &r) in row[..players].iter().enumerate() {
+                    let want = if p == w { 1.0 } else { -1.0 / 3.0 };
+                    assert!((r - want).abs() < 1e-6, "game {i} step {t}: {row:?}");
+                }
+                assert_eq!(buf.reward[i], row[3]);
+                assert!(buf.episode_len[i] >= 1);
+            } else {
+                assert!(row.iter().all(|&r| r == 0.0), "game {i} step {t}: {row:?}");
+            }
+        }
+    }
+    assert!(ended > 1000, "only {ended} episodes ended");
+}
