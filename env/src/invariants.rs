@@ -218,5 +218,25 @@ fn check_ranges(s: &State, n: usize) -> Result<(), String> {
     if s.stage > 3 {
         return Err(format!("stage {} is not a stage of a play", s.stage));
     }
+    // a pending stack lives from the first stacked hit until the
+    // victim presses it, through the stages of a stacked card's play.
+    if s.stack != 0 {
+        if s.stack_origin == NONE {
+            return Err("pending hits with no `stack_origin`".into());
+        }
+        if matches!(s.phase, Phase::Play | Phase::BonusPlay | Phase::AfterDraw) {
+            return Err(format!(
+                "{} pending hits in phase {}",
+                s.stack,
+                s.phase.name()
+            ));
+        }
+    }
+    // Explicit UNO (C-4): the call is decided with one card left.
+    if s.phase == Phase::UnoCall
+        && ((s.current as usize) >= n || s.hands[s.current as usize].count_ones() != 1)
+    {
+        return Err("phase uno-call without exactly one card in the player's hand".into());
+    }
     Ok(())
 }

@@ -48,6 +48,17 @@ fn states_edited_into_impossible_positions_fail_the_invariant_check() {
             "no card being played",
         ),
         (&[("phase", "\"uno-call\"")][..], "no card being played"),
+        // C-4: the UNO call is decided with one card left, not seven.
+        (
+            &[("phase", "\"uno-call\""), ("pending_face", "3")][..],
+            "exactly one card",
+        ),
+        // pending hits outside a stack.
+        (
+            &[("stack", "2"), ("stack_origin", "0")][..],
+            "pending hits in phase play",
+        ),
+        (&[("stack", "2")][..], "no `stack_origin`"),
         (&[("current", "50")][..], "not an active seat"),
         (
             &[("scores", "[600,0,0,0,0,0,0,0,0,0]")][..],
