@@ -202,7 +202,13 @@ impl SoloVecEnv {
             };
             batched_at.push(Some(k));
         }
-        let mut slots = Vec::with_capacity(num_envs);
+        let mut slots = Vec::new();
+        slots.try_reserve_exact(num_envs).map_err(|_| {
+            AgentError::Env(format!(
+                "out of memory for {num_envs} games ({} MB)",
+                (num_envs * std::mem::size_of::<Slot>()) >> 20
+            ))
+        })?;
         for i in 0..num_envs {
             let agents = specs
                 .iter()

@@ -398,9 +398,16 @@ impl VecEnv {
             } else {
                 None
             };
-        let states: Vec<State> = (0..num_envs)
-            .map(|i| game.new_state_on_stream(seed, i as u64))
-            .collect();
+        // The largest allocation (512 bytes a game): refused with an error,
+        // not an abort, when memory runs out.
+        let mut states: Vec<State> = Vec::new();
+        states.try_reserve_exact(num_envs).map_err(|_| {
+            ConfigError::Env(format!(
+                "out of memory for {num_envs} game states ({} MB)",
+                (num_envs * std::mem::size_of::<State>()) >> 20
+            ))
+        })?;
+        states.extend((0..num_envs).map(|i| game.new_state_on_stream(seed, i as u64)));
         let pickers = (0..num_envs).map(|i| Picker::new(seed, i as u64)).collect();
         let masks = states.iter().map(|s| game.legal_mask(s)).collect();
         Ok(VecEnv {

@@ -28,11 +28,36 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-/// `json.dumps(obj)`.
+/// `json.dumps`'s `default` hook: a numpy scalar (`np.int64(7)`, `np.float32`,
+/// `np.bool_`, as parameter sweeps produce them) becomes its Python value;
+/// anything else is json's own TypeError.
+#[pyfunction]
+fn json_default<'py>(o: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let ty = o.get_type();
+    let module: String = ty.getattr("__module__")?.extract().unwrap_or_default();
+    if module == "numpy" && o.hasattr("item")? {
+        return o.call_method0("item");
+    }
+    Err(PyTypeError::new_err(format!(
+        "Object of type {} is not JSON serializable",
+        type_name(o)
+    )))
+}
+
+/// Keyword arguments for `json.dumps`: numpy scalars as Python values
+/// ([`json_default`]), and no NaN or infinity (`allow_nan=False`).
+fn dumps_kwargs<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("allow_nan", false)?;
+    kwargs.set_item("default", wrap_pyfunction!(json_default, py)?)?;
+    Ok(kwargs)
+}
+
+/// `json.dumps(obj)` (see [`dumps_kwargs`]).
 fn dumps(obj: &Bound<'_, PyAny>) -> PyResult<String> {
-    obj.py()
-        .import("json")?
-        .call_method1("dumps", (obj,))?
+    let py = obj.py();
+    py.import("json")?
+        .call_method("dumps", (obj,), Some(&dumps_kwargs(py)?))?
         .extract()
 }
 
@@ -138,13 +163,7 @@ fn rules_from_dict(obj: &Bound<'_, PyAny>) -> PyResult<Rules> {
     if let Some(p) = nulls.iter().find(|p| p.len() == 1 && p[0] == "preset") {
         return Err(null_error(p));
     }
-    let kwargs = PyDict::new(obj.py());
-    kwargs.set_item("allow_nan", false)?;
-    let json: String = obj
-        .py()
-        .import("json")?
-        .call_method("dumps", (obj,), Some(&kwargs))?
-        .extract()?;
+    let json = dumps(obj)?;
     let mut value: serde_json::Value =
         serde_json::from_str(&json).map_err(|e| value_error(format!("invalid rules dict: {e}")))?;
     drop_nulls(&mut value);
@@ -346,8 +365,9 @@ fn size_arg(v: i128, name: &str) -> PyResult<usize> {
 
 /// Name of action `id` (raises ValueError when out of range).
 #[pyfunction]
-fn action_name(id: i64) -> PyResult<String> {
-    if !(0..NUM_ACTIONS as i64).contains(&id) {
+fn action_name(id: &Bound<'_, PyAny>) -> PyResult<String> {
+    let id = int_arg(id, "an action id")?;
+    if !(0..NUM_ACTIONS as i128).contains(&id) {
         return Err(value_error(format!(
             "action id {id} is out of range (the action space has {NUM_ACTIONS} actions)"
         )));
@@ -387,9 +407,30 @@ fn obs_pieces(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 
 /// A readable dump of an observation vector, piece by piece (non-zero values only).
 #[pyfunction]
-fn describe_obs(obs: PyReadonlyArray1<'_, f32>) -> PyResult<String> {
-    let s = obs.as_slice().map_err(value_error)?;
-    if s.len() < OBS_SIZE {
+fn describe_obs(obs: &Bound<'_, PyAny>) -> PyResult<String> {
+    // Any array-like of numbers (a list, float64, a strided row) as float32.
+    let py = obs.py();
+    let arr = py
+        .import("numpy")?
+        .call_method1("ascontiguousarray", (obs, "float32"))
+        .map_err(|e| {
+            PyTypeError::new_err(format!(
+                "an observation must be an array of {OBS_SIZE} numbers, got {}: {}",
+                type_name(obs),
+                e.value(py)
+            ))
+        })?;
+    let arr: PyReadonlyArray1<'_, f32> = arr.extract().map_err(|_| {
+        let shape = arr
+            .getattr("shape")
+            .and_then(|s| s.str())
+            .map_or_else(|_| "?".into(), |s| s.to_string());
+        value_error(format!(
+            "an observation is one row of {OBS_SIZE} values, got an array of shape {shape}"
+        ))
+    })?;
+    let s = arr.as_slice().map_err(value_error)?;
+    if s.len() != OBS_SIZE {
         return Err(value_error(format!(
             "an observation has {OBS_SIZE} values, got {}",
             s.len()
@@ -1227,6 +1268,56 @@ struct PyVecEnv {
     game: Arc<Game>,
     arrays: Arrays,
     scratch: Vec<u32>,
+    /// The process that built the env: its worker threads live only there.
+    pid: u32,
+    /// Rows of the legal-id buffers (`num_envs`, or 0 when they are off).
+    legal_rows: usize,
+}
+
+/// Checks a shared buffer before Rust writes into it: numpy lets a user
+/// retype (`a.dtype = np.int32`), reshape or freeze an array in place, and
+/// Rust would then write float bits into ints. Returns it writeable.
+fn writable<'py, T: numpy::Element, D: numpy::ndarray::Dimension>(
+    a: &'py Py<numpy::PyArray<T, D>>,
+    py: Python<'py>,
+    name: &str,
+    rows: usize,
+    cols: Option<usize>,
+) -> PyResult<numpy::PyReadwriteArray<'py, T, D>> {
+    use numpy::{PyArrayDescrMethods, PyUntypedArrayMethods};
+    let b = a.bind(py);
+    let want = numpy::dtype::<T>(py);
+    let shape = b.shape();
+    let want_shape: Vec<usize> = std::iter::once(rows).chain(cols).collect();
+    if !b.dtype().is_equiv_to(&want) || shape != want_shape.as_slice() {
+        return Err(value_error(format!(
+            "buffer `{name}` was changed to dtype {} and shape {:?}; the env writes {} values of shape {:?} into it: do not change its dtype or shape (copy it instead)",
+            b.dtype(),
+            shape,
+            want,
+            want_shape
+        )));
+    }
+    b.try_readwrite().map_err(|e| {
+        value_error(format!(
+            "buffer `{name}` cannot be written ({e}): the env writes every buffer in place"
+        ))
+    })
+}
+
+/// A new numpy array of `shape` and `dtype` filled with `fill`, allocated by
+/// numpy (`numpy.full`): when memory runs out that is numpy's MemoryError,
+/// not a panic.
+fn np_buffer<T: numpy::Element, D: numpy::ndarray::Dimension>(
+    py: Python<'_>,
+    shape: impl for<'py> IntoPyObject<'py>,
+    dtype: &str,
+    fill: i32,
+) -> PyResult<Py<numpy::PyArray<T, D>>> {
+    let a = py
+        .import("numpy")?
+        .call_method1("full", (shape, fill, dtype))?;
+    Ok(a.cast_into::<numpy::PyArray<T, D>>()?.unbind())
 }
 
 impl PyVecEnv {
@@ -1236,27 +1327,29 @@ impl PyVecEnv {
         py: Python<'_>,
         f: impl FnOnce(&mut Inner, &[u32], BatchMut<'_>) -> R + Send,
     ) -> PyResult<R> {
+        if self.env.threads() > 1 && std::process::id() != self.pid {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+                "this VecEnv was built with threads={} in process {} and is used in process {} (a fork): its worker threads exist only in the process that built it. Build the env in the child process, use threads=1, or the 'spawn' or 'forkserver' start method of multiprocessing",
+                self.env.threads(),
+                self.pid,
+                std::process::id()
+            )));
+        }
         let a = &self.arrays;
-        let mut obs = a.obs.bind(py).try_readwrite().map_err(value_error)?;
-        let mut mask = a.mask.bind(py).try_readwrite().map_err(value_error)?;
-        let mut seat = a.seat.bind(py).try_readwrite().map_err(value_error)?;
-        let mut reward = a.reward.bind(py).try_readwrite().map_err(value_error)?;
-        let mut rewards = a.rewards.bind(py).try_readwrite().map_err(value_error)?;
-        let mut terminated = a.terminated.bind(py).try_readwrite().map_err(value_error)?;
-        let mut truncated = a.truncated.bind(py).try_readwrite().map_err(value_error)?;
-        let mut final_obs = a.final_obs.bind(py).try_readwrite().map_err(value_error)?;
-        let mut episode_len = a
-            .episode_len
-            .bind(py)
-            .try_readwrite()
-            .map_err(value_error)?;
-        let mut winner = a.winner.bind(py).try_readwrite().map_err(value_error)?;
-        let mut legal_ids = a.legal_ids.bind(py).try_readwrite().map_err(value_error)?;
-        let mut legal_count = a
-            .legal_count
-            .bind(py)
-            .try_readwrite()
-            .map_err(value_error)?;
+        let n = self.env.num_envs();
+        let ln = self.legal_rows;
+        let mut obs = writable(&a.obs, py, "obs", n, Some(OBS_SIZE))?;
+        let mut mask = writable(&a.mask, py, "mask", n, Some(NUM_ACTIONS))?;
+        let mut seat = writable(&a.seat, py, "seat", n, None)?;
+        let mut reward = writable(&a.reward, py, "reward", n, None)?;
+        let mut rewards = writable(&a.rewards, py, "rewards", n, Some(MAX_PLAYERS))?;
+        let mut terminated = writable(&a.terminated, py, "terminated", n, None)?;
+        let mut truncated = writable(&a.truncated, py, "truncated", n, None)?;
+        let mut final_obs = writable(&a.final_obs, py, "final_obs", n, Some(OBS_SIZE))?;
+        let mut episode_len = writable(&a.episode_len, py, "episode_len", n, None)?;
+        let mut winner = writable(&a.winner, py, "winner", n, None)?;
+        let mut legal_ids = writable(&a.legal_ids, py, "legal_ids", ln, Some(NUM_ACTIONS))?;
+        let mut legal_count = writable(&a.legal_count, py, "legal_count", ln, None)?;
         let batch = BatchMut {
             obs: obs.as_slice_mut().map_err(value_error)?,
             mask: mask.as_slice_mut().map_err(value_error)?,
@@ -1309,6 +1402,15 @@ impl PyVecEnv {
             )*};
         }
         fast_path!(i64, i32, u32, u8, u64, i16, u16, i8);
+        if actions.is_none()
+            || actions.cast::<PyDict>().is_ok()
+            || actions.cast::<PyString>().is_ok()
+        {
+            return Err(PyTypeError::new_err(format!(
+                "actions must be a one-dimensional array of integer action ids, got {}",
+                type_name(actions)
+            )));
+        }
         let py = actions.py();
         let np = py.import("numpy")?;
         let arr = np.call_method1("asarray", (actions,)).map_err(|e| {
@@ -1420,7 +1522,7 @@ impl PyVecEnv {
         reward: &str,
         legal_ids: bool,
         opponents: Option<&Bound<'_, PyAny>>,
-        seat: Option<i128>,
+        seat: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let players = players_arg(opt_int_arg(players, "players", 4)?)?;
         let num_envs = size_arg(opt_int_arg(num_envs, "num_envs", 1024)?, "num_envs")?;
@@ -1434,6 +1536,33 @@ impl PyVecEnv {
             players,
             episode: episode_from_str(episode)?,
             reward: reward_from_str(reward)?,
+        };
+        let seat = seat.map(|s| int_arg(s, "seat")).transpose()?;
+        // The buffers first, through numpy (a failed allocation is numpy's
+        // MemoryError), and only for a batch size the env accepts.
+        if num_envs > uno_env::vec_env::MAX_ENVS {
+            return Err(value_error(format!(
+                "num_envs must be between 1 and {}, not {num_envs}",
+                uno_env::vec_env::MAX_ENVS
+            )));
+        }
+        Game::new(config.rules.clone(), config.players).map_err(value_error)?;
+        let n = num_envs;
+        // The legal-id lists are optional: zero rows turn them off.
+        let ln = if legal_ids { n } else { 0 };
+        let arrays = Arrays {
+            obs: np_buffer(py, (n, OBS_SIZE), "float32", 0)?,
+            mask: np_buffer(py, (n, NUM_ACTIONS), "uint8", 0)?,
+            seat: np_buffer(py, (n,), "int32", 0)?,
+            reward: np_buffer(py, (n,), "float32", 0)?,
+            rewards: np_buffer(py, (n, MAX_PLAYERS), "float32", 0)?,
+            terminated: np_buffer(py, (n,), "uint8", 0)?,
+            truncated: np_buffer(py, (n,), "uint8", 0)?,
+            final_obs: np_buffer(py, (n, OBS_SIZE), "float32", 0)?,
+            episode_len: np_buffer(py, (n,), "uint32", 0)?,
+            winner: np_buffer(py, (n,), "int32", -1)?,
+            legal_ids: np_buffer(py, (ln, NUM_ACTIONS), "uint8", 0)?,
+            legal_count: np_buffer(py, (ln,), "uint8", 0)?,
         };
         let env = match opponents {
             None => {
@@ -1451,7 +1580,8 @@ impl PyVecEnv {
                     Some(s) if (0..players as i128).contains(&s) => Some(s as usize),
                     Some(s) => {
                         return Err(value_error(format!(
-                            "the learner's seat must be in 0..{players}, not {s}"
+                            "the learner's seat must be a seat of the table, 0 to {}, not {s}",
+                            players - 1
                         )));
                     }
                 };
@@ -1468,29 +1598,13 @@ impl PyVecEnv {
                 Inner::Solo(env)
             }
         };
-        let n = num_envs;
-        let winner = PyArray1::<i32>::from_vec(py, vec![-1; n]);
-        // The legal-id lists are optional: zero rows turn them off.
-        let ln = if legal_ids { n } else { 0 };
-        let arrays = Arrays {
-            obs: PyArray2::zeros(py, [n, OBS_SIZE], false).unbind(),
-            mask: PyArray2::zeros(py, [n, NUM_ACTIONS], false).unbind(),
-            seat: PyArray1::zeros(py, n, false).unbind(),
-            reward: PyArray1::zeros(py, n, false).unbind(),
-            rewards: PyArray2::zeros(py, [n, MAX_PLAYERS], false).unbind(),
-            terminated: PyArray1::zeros(py, n, false).unbind(),
-            truncated: PyArray1::zeros(py, n, false).unbind(),
-            final_obs: PyArray2::zeros(py, [n, OBS_SIZE], false).unbind(),
-            episode_len: PyArray1::zeros(py, n, false).unbind(),
-            winner: winner.unbind(),
-            legal_ids: PyArray2::zeros(py, [ln, NUM_ACTIONS], false).unbind(),
-            legal_count: PyArray1::zeros(py, ln, false).unbind(),
-        };
         Ok(PyVecEnv {
             game: Arc::new(env.game().clone()),
             env,
             arrays,
             scratch: Vec::with_capacity(n),
+            pid: std::process::id(),
+            legal_rows: ln,
         })
     }
 
@@ -1499,11 +1613,18 @@ impl PyVecEnv {
     /// Without a seed it replays the same deals as the previous reset.
     #[pyo3(signature = (seed = None))]
     fn reset<'py>(&mut self, py: Python<'py>, seed: Option<u64>) -> PyResult<Bound<'py, PyTuple>> {
+        let old = self.env.seed();
         if let Some(seed) = seed {
             self.env.reseed(seed);
         }
-        self.with_batch(py, |env, _, b| env.reset(b))?
-            .map_err(value_error)?;
+        let done = self
+            .with_batch(py, |env, _, b| env.reset(b))
+            .and_then(|r| r.map_err(value_error));
+        if let Err(e) = done {
+            // A reset that fails changes nothing, the base seed included.
+            self.env.reseed(old);
+            return Err(e);
+        }
         let a = &self.arrays;
         PyTuple::new(
             py,
@@ -1544,9 +1665,10 @@ impl PyVecEnv {
     }
 
     /// A copy of game `i`'s current state.
-    fn state(&self, i: i64) -> PyResult<PyState> {
+    fn state(&self, i: &Bound<'_, PyAny>) -> PyResult<PyState> {
         let n = self.env.num_envs();
-        if !(0..n as i64).contains(&i) {
+        let i = int_arg(i, "a game index")?;
+        if !(0..n as i128).contains(&i) {
             return Err(PyIndexError::new_err(format!(
                 "game {i} out of range ({n} games)"
             )));

@@ -85,7 +85,7 @@ def test_bad_arguments_and_illegal_actions():
         UnoAttackVectorEnv(2, rules="classic", players=2, illegal_action="lose")
     with pytest.raises(ValueError, match="render"):
         UnoAttackVectorEnv(2, rules="classic", players=2, render_mode="ansi")
-    with pytest.raises(ValueError, match="seat must be in 0..2"):
+    with pytest.raises(ValueError, match="seat must be a seat of the table, 0 to 1, not"):
         UnoAttackVectorEnv(2, rules="classic", players=2, seat=2)
     with pytest.raises(ValueError, match="unknown agent"):
         UnoAttackVectorEnv(2, rules="classic", players=2, opponents="nobody")

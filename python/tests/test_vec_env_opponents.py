@@ -164,9 +164,9 @@ def test_a_random_learner_loses_to_heuristics():
 def test_bad_arguments_and_illegal_actions():
     with pytest.raises(ValueError, match="opponents="):
         ua.VecEnv("classic", 2, num_envs=2, seat=0)
-    with pytest.raises(ValueError, match="seat must be in 0..2"):
+    with pytest.raises(ValueError, match="seat must be a seat of the table, 0 to 1, not"):
         ua.VecEnv("classic", 2, num_envs=2, opponents="random", seat=2)
-    with pytest.raises(ValueError, match="seat must be in 0..2"):
+    with pytest.raises(ValueError, match="seat must be a seat of the table, 0 to 1, not"):
         ua.VecEnv("classic", 2, num_envs=2, opponents="random", seat=-1)
     with pytest.raises(ValueError, match="2 opponent specs for 3 opponent seats"):
         ua.VecEnv("classic", 4, num_envs=2, opponents=["random", "greedy"])

@@ -1,0 +1,152 @@
+"""Bad input to the extension (from an adversarial audit): each case is a
+clear Python exception naming the problem, with the env unchanged; never a
+pyo3 PanicException, an abort or a hang."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import uno_attack as ua
+
+
+def test_a_forked_child_gets_an_error_not_a_hang():
+    """Worker threads do not survive fork(): a threaded env used in a child
+    raises at once; a single-threaded one works there; the parent goes on."""
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork on this platform")
+    threaded = ua.VecEnv("attack-2010", 4, 64, seed=0, threads=2)
+    threaded.reset()
+    solo = ua.VecEnv("attack-2010", 4, 64, seed=0, threads=2, opponents="random")
+    solo.reset()
+    single = ua.VecEnv("classic", 2, 8, seed=0, threads=1)
+    single.reset()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report each outcome through the pipe, then exit
+        out = []
+        for env in (threaded, solo):
+            try:
+                env.step_random()
+                out.append("stepped")
+            except RuntimeError as e:
+                out.append("fork" if "fork" in str(e) and "threads=2" in str(e) else str(e))
+        single.step_random()
+        out.append("single stepped")
+        os.write(w, ",".join(out).encode())
+        os._exit(0)
+    os.close(w)
+    _, status = os.waitpid(pid, 0)
+    got = os.read(r, 4096).decode()
+    os.close(r)
+    assert status == 0
+    assert got == "fork,fork,single stepped"
+    threaded.step_random()
+    solo.step_random()
+
+
+def test_out_of_memory_is_a_memory_error():
+    """Buffers numpy cannot allocate raise MemoryError (not PanicException),
+    and the interpreter lives on."""
+    code = textwrap.dedent(
+        """
+        import resource, uno_attack as ua
+        resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
+        try:
+            ua.VecEnv("attack-2010", 4, 1 << 20)
+        except MemoryError:
+            print("MemoryError")
+        ua.VecEnv("attack-2010", 4, 16).reset()
+        print("alive")
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["MemoryError", "alive"], out.stdout + out.stderr
+
+
+def test_a_failed_reset_keeps_the_seed():
+    env = ua.VecEnv("attack-2010", 4, 8, seed=1)
+    env.reset()
+    before = env.obs.copy()
+    env.obs.setflags(write=False)
+    with pytest.raises(ValueError, match="buffer `obs`"):
+        env.reset(seed=99)
+    assert env.seed == 1
+    env.obs.setflags(write=True)
+    assert np.array_equal(env.obs, before)
+
+
+@pytest.mark.parametrize(
+    "name,change",
+    [
+        ("obs", lambda a: setattr(a, "dtype", np.int32)),
+        ("mask", lambda a: setattr(a, "dtype", np.int8)),
+        ("obs", lambda a: setattr(a, "shape", (-1,))),
+        ("reward", lambda a: setattr(a, "dtype", np.int32)),
+    ],
+)
+def test_a_retyped_or_reshaped_buffer_is_refused(name, change):
+    env = ua.VecEnv("attack-2010", 4, 4, seed=2)
+    env.reset()
+    states = [env.state(i).to_json() for i in range(4)]
+    change(getattr(env, name))
+    with pytest.raises(ValueError, match=f"buffer `{name}` was changed"):
+        env.step_random()
+    assert [env.state(i).to_json() for i in range(4)] == states
+
+
+def test_integer_arguments_refuse_bools_and_huge_values():
+    with pytest.raises(TypeError, match="must be an int, got bool"):
+        ua.action_name(True)
+    with pytest.raises(ValueError, match="out of range"):
+        ua.action_name(2**70)
+    env = ua.VecEnv("classic", 2, 4)
+    with pytest.raises(TypeError, match="got bool"):
+        env.state(True)
+    with pytest.raises(IndexError, match="out of range"):
+        env.state(2**70)
+    with pytest.raises(TypeError, match="seat must be an int, got bool"):
+        ua.VecEnv("classic", 2, 2, opponents="random", seat=True)
+    with pytest.raises(ValueError, match="0 to 3, not 5"):
+        ua.VecEnv("attack-2010", 4, 2, opponents="random", seat=5)
+    with pytest.raises(ValueError):
+        ua.VecEnv("attack-2010", 4, 2, opponents="random", seat=2**200)
+    assert ua.action_name(np.int64(0)) == ua.action_names()[0]
+
+
+def test_numpy_scalars_in_dicts_are_their_values():
+    g = ua.Game({"preset": "classic", "options": {"hand_size": np.int64(5), "mega_hit": np.bool_(False)}}, 3)
+    assert g.rules()["options"]["hand_size"] == 5
+    sc = g.scenario({"hands": [["R5"], ["B1"], ["Y2"]], "top": "R1", "current": np.int64(1)})
+    assert sc.current_player == 1
+    with pytest.raises(ValueError):
+        ua.Game({"preset": "classic", "options": {"hand_size": np.float64("nan")}}, 3)
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        ua.Game({"preset": "classic", "options": {"hand_size": object()}}, 3)
+
+
+def test_step_with_no_array_is_a_type_error():
+    env = ua.VecEnv("classic", 2, 4)
+    env.reset()
+    for bad in (None, {}, "draw"):
+        with pytest.raises(TypeError, match="one-dimensional array of integer action ids"):
+            env.step(bad)
+
+
+def test_describe_obs_takes_one_row_of_any_numbers():
+    env = ua.VecEnv("classic", 2, 4)
+    obs, _, _ = env.reset()
+    text = ua.describe_obs(obs[0])
+    assert ua.describe_obs(list(obs[0])) == text
+    assert ua.describe_obs(obs[0].astype(np.float64)) == text
+    assert ua.describe_obs(obs[:, :][0]) == text
+    with pytest.raises(ValueError, match="one row of"):
+        ua.describe_obs(obs)
+    with pytest.raises(ValueError, match=f"has {ua.OBS_SIZE} values, got {ua.OBS_SIZE + 1}"):
+        ua.describe_obs(np.zeros(ua.OBS_SIZE + 1, np.float32))
+    with pytest.raises(TypeError, match="an observation must be an array"):
+        ua.describe_obs("hand")
