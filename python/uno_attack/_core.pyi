@@ -1,7 +1,7 @@
 """Type stubs for the Rust extension ``uno_attack._core``."""
 
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -34,8 +34,9 @@ def action_names() -> List[str]:
 def obs_pieces() -> List[Dict[str, Any]]:
     """The observation layout: dicts with ``name``, ``offset``, ``shape``, ``size``, ``doc``."""
 
-def describe_obs(obs: npt.NDArray[np.float32]) -> str:
-    """A readable dump of an observation, piece by piece (non-zero values only)."""
+def describe_obs(obs: npt.ArrayLike) -> str:
+    """A readable dump of one observation row (any array-like of OBS_SIZE numbers, read
+    as float32), piece by piece (non-zero values only)."""
 
 def _state_from_json(game: "Game", state: str, events: Optional[str] = None) -> "State":
     """Unpickles a State: ``game.state_from_json(state)`` with its last events (JSON) restored."""
@@ -105,6 +106,10 @@ class State:
     def is_truncated(self) -> bool: ...
     def hand(self, seat: int) -> List[str]: ...
     def hand_len(self, seat: int) -> int: ...
+    def history(self, seat: int) -> Dict[str, Any]:
+        """What ``seat`` has shown of its hand this round (public): ``named_colour``
+        (``Optional[str]``), ``last_played_colour`` (``Optional[str]``),
+        ``taken_since_play`` (int, up to 31) and ``pressed_on`` (``List[str]``)."""
     def legal_actions(self) -> List[int]: ...
     def legal_action_names(self) -> List[str]: ...
     def legal_mask(self) -> npt.NDArray[np.uint8]:
@@ -119,12 +124,18 @@ class State:
     def oracle_observation(self, seat: Optional[int] = None) -> npt.NDArray[np.float32]: ...
     def rewards(self, reward: str = "win", match_end: bool = False) -> List[float]: ...
     def check_invariants(self) -> Optional[str]: ...
+    def resample_hidden(self, seed: int, seat: Optional[int] = None) -> "State":
+        """A state ``seat`` (default: the seat to act) cannot tell from this one: its hand
+        and every public fact kept, the cards it cannot see dealt anew. Deterministic in ``seed``."""
     def to_dict(self) -> Dict[str, Any]: ...
     def to_json(self) -> str: ...
     def clone(self) -> "State": ...
     def __copy__(self) -> "State": ...
     def __deepcopy__(self, memo: Any) -> "State": ...
     def __reduce__(self) -> Tuple[Any, Tuple["Game", str, str]]: ...
+    def __eq__(self, other: object) -> bool:
+        """The same position, chance generator included (the games are not compared)."""
+    __hash__: ClassVar[None]  # type: ignore[assignment]
     def render(self) -> str:
         """A text picture of the whole position (every hand shown)."""
 

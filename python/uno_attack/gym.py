@@ -40,8 +40,10 @@ class UnoAttackEnv(gymnasium.Env):
         players: table size, 2..10.
         opponents: an agent spec for every other seat (``random``, ``heuristic``,
             ``checkpoint:DIR``, … — see :class:`uno_attack.Agent`), or a list of
-            specs (one per other seat, in seat order; a list of one is one for all).
-        seat: the learner's seat, or ``"random"`` to draw it at each reset.
+            specs, one per seat after the learner's, clockwise, as :class:`uno_attack.VecEnv`:
+            spec ``k`` plays seat ``(seat + 1 + k) % players`` (a list of one is one for all).
+        seat: the learner's seat, or ``"random"`` to draw it at each reset (spec ``k``
+            still plays the ``k``-th seat after it).
         episode: ``"round"`` (one hand) or ``"match"`` (rounds until the match is decided).
         reward: ``"win"`` (+1 for a win, -1/(N-1) for a loss) or ``"points"``
             (points won or held / 100 at each round's end).
@@ -49,6 +51,9 @@ class UnoAttackEnv(gymnasium.Env):
             ``info["illegal_action"]`` holds the reason) or ``"raise"`` (ValueError).
         render_mode: ``None`` (``render()`` warns and returns None), ``"ansi"``
             (``render()`` returns text, every hand shown) or ``"human"`` (prints it).
+
+    The opponents' agents are built at the first reset and reseeded
+    (``Agent.reset``) at every later one: no checkpoint is loaded again.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
@@ -102,7 +107,8 @@ class UnoAttackEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.state = None
         self.seat = 0 if seat == "random" else int(seat)
-        self._agents: dict = {}
+        self._opponents: list = []  # agent k plays spec k; built at the first reset
+        self._agents: dict = {}  # seat -> agent, for this episode
         self._done = True
 
     # -- helpers -------------------------------------------------------------------
@@ -162,8 +168,14 @@ class UnoAttackEnv(gymnasium.Env):
         while True:
             if self._seat_arg == "random":
                 self.seat = int(self.np_random.integers(0, n))
-            others = [p for p in range(n) if p != self.seat]
-            self._agents = {p: Agent(spec, self._seed63()) for p, spec in zip(others, self._specs)}
+            if not self._opponents:
+                self._opponents = [Agent(spec) for spec in self._specs]
+            # Spec k plays the k-th seat after the learner's (as VecEnv); the seeds
+            # are drawn in seat order, and reset(seed) makes an agent play as a new
+            # Agent(spec, seed) would.
+            self._agents = {(self.seat + 1 + k) % n: a for k, a in enumerate(self._opponents)}
+            for p in sorted(self._agents):
+                self._agents[p].reset(self._seed63())
             self.state = self.game.new_state(self._seed63())
             _, terminated, truncated = self._advance()
             if not (terminated or truncated):

@@ -95,13 +95,23 @@ class raw_env(AECEnv):
         """The action space of an agent (the same for all)."""
         return self.action_spaces[agent]
 
+    def _require_reset(self, call: str) -> None:
+        if self.state is None:
+            raise RuntimeError(f"{call} before reset(): call reset() first")
+
     def observe(self, agent: str) -> dict:
         """``{"observation", "action_mask"}`` for ``agent``."""
+        self._require_reset("observe()")
         seat = self.agent_name_mapping[agent]
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if self.state.current_player == seat:
             mask[:] = self.state.legal_mask()
         return {"observation": self.state.observation(seat), "action_mask": mask}
+
+    def last(self, observe: bool = True):
+        """``(observation, cumulative reward, terminated, truncated, info)`` of ``agent_selection``."""
+        self._require_reset("last()")
+        return super().last(observe)
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
         """Deals a new episode (``seed`` makes it reproducible)."""
@@ -120,8 +130,7 @@ class raw_env(AECEnv):
 
     def step(self, action: Any) -> None:
         """Applies ``action`` (an int or a numpy integer: a float raises TypeError) for ``agent_selection``."""
-        if self.state is None:
-            raise RuntimeError("step() before reset(): call reset() first")
+        self._require_reset("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
