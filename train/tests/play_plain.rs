@@ -363,3 +363,70 @@ fn tail(s: &str) -> String {
     let lines: Vec<&str> = s.lines().collect();
     lines[lines.len().saturating_sub(40)..].join("\n")
 }
+
+#[test]
+fn a_huge_turn_timer_is_refused_not_a_panic() {
+    let transcript = tmp("timer.json");
+    let _ = std::fs::remove_file(&transcript);
+    for t in ["1e300", "1e20", "86401"] {
+        let (code, out, err) = run(
+            &[
+                "play",
+                "--plain",
+                "--timer-secs",
+                t,
+                "--transcript",
+                transcript.to_str().unwrap(),
+            ],
+            "quit\n".into(),
+            Duration::ZERO,
+            Duration::from_secs(30),
+        );
+        assert_eq!(code, 2, "{t}: {err}");
+        assert!(
+            err.contains("--timer-secs") && err.contains("out of range"),
+            "{t}: {err}"
+        );
+        assert_eq!(err.trim_end().lines().count(), 1, "{t}: {err}");
+        assert!(out.is_empty(), "{t}: {}", tail(&out));
+        assert!(!transcript.exists(), "{t}: nothing written");
+    }
+}
+
+#[test]
+fn a_transcript_never_replaces_a_file_that_is_not_one() {
+    let notes = tmp("notes.txt");
+    std::fs::write(&notes, "keep\n").unwrap();
+    let args = |path: &PathBuf| {
+        vec![
+            "play".to_string(),
+            "--plain".into(),
+            "--rules".into(),
+            "classic".into(),
+            "--players".into(),
+            "2".into(),
+            "--think-ms".into(),
+            "0".into(),
+            "--transcript".into(),
+            path.to_str().unwrap().to_string(),
+        ]
+    };
+    let a = args(&notes);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let (code, _out, err) = run(&a, "quit\n".into(), Duration::ZERO, Duration::from_secs(30));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not a transcript"), "{err}");
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "keep\n");
+    let _ = std::fs::remove_file(&notes);
+    // An earlier transcript is replaced by the new game's.
+    let game = tmp("again.json");
+    let _ = std::fs::remove_file(&game);
+    let a = args(&game);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    for _ in 0..2 {
+        let (code, _out, err) = run(&a, "quit\n".into(), Duration::ZERO, Duration::from_secs(30));
+        assert_eq!(code, 0, "{err}");
+        assert!(game.is_file());
+    }
+    let _ = std::fs::remove_file(&game);
+}

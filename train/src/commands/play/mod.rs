@@ -45,9 +45,10 @@ pub struct Args {
     /// Milliseconds a bot "thinks" before it acts.
     #[arg(long, default_value_t = 600)]
     pub think_ms: u64,
-    /// Seconds per turn for you (F-3 timer; a time-out draws `timeout_draw`).
-    /// Default: 10 with Flash's unit in the full-screen UI, off otherwise; 0 = off.
-    #[arg(long)]
+    /// Seconds per turn for you (F-3 timer; a time-out draws `timeout_draw`),
+    /// at most 86400 (one day). Default: 10 with Flash's unit in the
+    /// full-screen UI, off otherwise; 0 = off.
+    #[arg(long, value_parser = parse_timer_secs)]
     pub timer_secs: Option<f64>,
     /// Milliseconds you have to call UNO once on one card (explicit UNO); 0 = no limit.
     #[arg(long, default_value_t = 3000)]
@@ -72,9 +73,46 @@ pub struct Args {
     /// Line-based mode for screen readers and scripts (reads commands from stdin).
     #[arg(long)]
     pub plain: bool,
-    /// Write the game as JSON to this file (for `uno-attack replay`).
+    /// Write the game as JSON to this file (for `uno-attack replay`); an
+    /// existing file is replaced only if it is an earlier transcript.
     #[arg(long)]
     pub transcript: Option<PathBuf>,
+}
+
+/// The longest turn timer `--timer-secs` takes: one day.
+pub const MAX_TIMER_SECS: f64 = 86_400.0;
+
+/// Parses `--timer-secs`: seconds from 0 (off) to [`MAX_TIMER_SECS`].
+pub fn parse_timer_secs(s: &str) -> Result<f64, String> {
+    let t: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    check_timer_secs(t).map_err(|e| format!("`{s}` {e}"))
+}
+
+/// Checks a `--timer-secs` value: 0 (off) to [`MAX_TIMER_SECS`] (larger
+/// values overflowed the timer's `Duration` and panicked).
+pub fn check_timer_secs(t: f64) -> Result<f64, String> {
+    if !(t.is_finite() && (0.0..=MAX_TIMER_SECS).contains(&t)) {
+        return Err(format!(
+            "is out of range (0 to {MAX_TIMER_SECS} seconds, one day; 0 = off)"
+        ));
+    }
+    Ok(t)
+}
+
+/// Refuses a `--transcript` path that holds a file other than an earlier
+/// transcript (notes, a config…): `play` writes the transcript as soon as the
+/// game starts, so it would be lost even if you quit at once.
+pub fn check_transcript_target(path: &std::path::Path) -> Result<(), String> {
+    if path.is_file() && transcript::Transcript::load(path).is_err() {
+        return Err(format!(
+            "--transcript {} exists and is not a transcript of `play`: it would be replaced (choose another file, or remove it)",
+            path.display()
+        ));
+    }
+    Ok(())
 }
 
 /// Flags of `replay`.
@@ -102,12 +140,11 @@ pub fn run(a: Args) -> CmdResult {
             a.players - 1
         ));
     }
-    if let Some(t) = a.timer_secs
-        && !(t.is_finite() && t >= 0.0)
-    {
-        return Err(format!(
-            "--timer-secs must be a non-negative number, got {t}"
-        ));
+    if let Some(t) = a.timer_secs {
+        check_timer_secs(t).map_err(|e| format!("--timer-secs {e}"))?;
+    }
+    if let Some(p) = &a.transcript {
+        check_transcript_target(p)?;
     }
     if !(0.0..=1.0).contains(&a.bot_forgets_uno) {
         return Err(format!(
@@ -133,5 +170,27 @@ pub fn run_replay(a: ReplayArgs) -> CmdResult {
         Ok(())
     } else {
         replay::run_tui(r, a.colour_blind)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timer_seconds_are_bounded_by_a_day() {
+        assert_eq!(parse_timer_secs("0"), Ok(0.0));
+        assert_eq!(parse_timer_secs("2.5"), Ok(2.5));
+        assert_eq!(parse_timer_secs("86400"), Ok(86_400.0));
+        // What `Duration::from_secs_f64` panicked on, and other non-values.
+        for bad in ["86401", "1e20", "1e300", "-1", "nan", "inf", "ten"] {
+            let err = parse_timer_secs(bad).unwrap_err();
+            assert!(
+                err.contains("out of range") || err.contains("not a number"),
+                "{bad}: {err}"
+            );
+        }
+        // Every accepted value makes a Duration.
+        let _ = std::time::Duration::from_secs_f64(parse_timer_secs("86400").unwrap());
     }
 }
