@@ -464,6 +464,27 @@ impl Learner {
         dir: &Path,
         expected: Option<(u32, usize, usize)>,
     ) -> Result<(Self, CheckpointMeta), LearnerError> {
+        Self::load_with(dir, expected, None).map(|(learner, meta, _)| (learner, meta))
+    }
+
+    /// Resumes a learner saved by [`save`](Self::save) (weights, optimizer state, RNG and
+    /// update counter) with new hyper-parameters `config`: the device and the optimizer's
+    /// settings are `config`'s, the optimizer's moments the checkpoint's. Also returns the
+    /// config the checkpoint was saved with.
+    pub fn resume(
+        dir: &Path,
+        expected: Option<(u32, usize, usize)>,
+        config: LearnerConfig,
+    ) -> Result<(Self, CheckpointMeta, LearnerConfig), LearnerError> {
+        config.validate()?;
+        Self::load_with(dir, expected, Some(config))
+    }
+
+    fn load_with(
+        dir: &Path,
+        expected: Option<(u32, usize, usize)>,
+        config: Option<LearnerConfig>,
+    ) -> Result<(Self, CheckpointMeta, LearnerConfig), LearnerError> {
         let meta = read_meta(dir)?;
         if let Some(expected) = expected
             && let Err(e) = meta.check_expected(expected)
@@ -501,9 +522,11 @@ impl Learner {
                 ),
             ));
         }
-        let device = training_device(&state.config)?;
+        let saved = state.config.clone();
+        let config = config.unwrap_or(state.config);
+        let device = training_device(&config)?;
         let (model, meta) = load_checkpoint_on(dir, None, &device)?;
-        let optim = load_optim(&state.config, &dir.join(OPTIM_FILE))?;
+        let optim = load_optim(&config, &dir.join(OPTIM_FILE))?;
         let critic = match state.critic {
             None => None,
             Some(cs) => {
@@ -511,7 +534,7 @@ impl Learner {
                 let fresh = PolicyValueNet::new(&cs.net, &device)?;
                 Some(Critic {
                     model: load_weights(fresh, &path)?,
-                    optim: load_optim(&state.config, &dir.join(CRITIC_OPTIM_FILE))?,
+                    optim: load_optim(&config, &dir.join(CRITIC_OPTIM_FILE))?,
                     net: cs.net,
                     updates: cs.updates,
                 })
@@ -520,14 +543,14 @@ impl Learner {
         let learner = Self {
             model,
             optim,
-            config: state.config,
+            config,
             net: state.net,
             device,
             rng: state.rng,
             updates: state.updates,
             critic,
         };
-        Ok((learner, meta))
+        Ok((learner, meta, saved))
     }
 
     /// Saves the learner into `dir`: `model.bpk`, `optim.bpk`, `learner.json`, then

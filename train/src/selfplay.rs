@@ -103,7 +103,8 @@ pub struct TrainConfig {
     pub pool_size: usize,
     /// Evaluate against random and heuristic every this many updates (0 = never).
     pub eval_every: u64,
-    /// Games per evaluation opponent.
+    /// Games per evaluation opponent (0 = never evaluate; at least one game
+    /// per seat otherwise).
     pub eval_games: u64,
     /// Save a checkpoint every this many updates.
     pub checkpoint_every: u64,
@@ -280,7 +281,10 @@ pub struct TrainerState {
     pub episodes: u64,
     /// PPO updates.
     pub updates: u64,
-    /// Snapshot directories in the pool (oldest first).
+    /// Snapshot directories in the pool (oldest first), relative to the run
+    /// directory (`pool/update-NNNNNN`). Runs written before 2026-11-24 hold
+    /// the paths as `--out` was given; [`Trainer::new`] reads those as the
+    /// snapshot of that name in the run's own `pool/`.
     pub pool: Vec<PathBuf>,
     /// Last evaluation results.
     pub eval: serde_json::Value,
@@ -313,6 +317,129 @@ pub enum TrainError {
     /// The output directory already holds a run and `--resume` was not given.
     #[error("{} already holds a training run: continue it with --resume, or train into a new --out", .0.display())]
     RunExists(PathBuf),
+    /// The output directory holds other files and `--resume` was not given.
+    #[error("{} is not empty (it holds {}): a new run needs a new or empty --out (--resume continues a run stopped before its first checkpoint)", .0.display(), .1)]
+    NotEmpty(PathBuf, String),
+    /// Another `train` holds the run directory's lock file.
+    #[error("{0}")]
+    Locked(String),
+}
+
+/// Lock file a training process holds in its run directory (it contains the
+/// process id; removed when the trainer is dropped).
+pub const LOCK_FILE: &str = "train.lock";
+
+/// The lock of a run directory: `train.lock` holding this process's id,
+/// created atomically (written under a temporary name, then hard-linked, so
+/// it is never seen half-written). A lock whose process is no longer running
+/// (a `train` killed with SIGKILL, or a power cut) is taken over with a note.
+#[derive(Debug)]
+pub struct RunLock {
+    path: PathBuf,
+}
+
+/// True when a process with this id runs (on Unix: `kill(pid, 0)`; elsewhere
+/// every lock is taken to be held).
+fn process_alive(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        let Ok(pid) = i32::try_from(pid) else {
+            return false;
+        };
+        if pid <= 0 {
+            return false;
+        }
+        // SAFETY: signal 0 only checks whether the process exists.
+        let r = unsafe { libc::kill(pid, 0) };
+        r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
+}
+
+impl RunLock {
+    /// Takes the lock of run directory `dir` (which must exist).
+    pub fn acquire(dir: &Path) -> Result<RunLock, TrainError> {
+        let path = dir.join(LOCK_FILE);
+        let me = std::process::id();
+        let tmp = uno_agents::neural::tmp_path_for(&path);
+        std::fs::write(&tmp, format!("{me}\n"))
+            .map_err(|e| TrainError::Io(format!("cannot create {}: {e}", tmp.display())))?;
+        let result = Self::link(&tmp, &path, me);
+        let _ = std::fs::remove_file(&tmp);
+        result
+    }
+
+    fn link(tmp: &Path, path: &Path, me: u32) -> Result<RunLock, TrainError> {
+        let held = |pid: u32| {
+            TrainError::Locked(format!(
+                "another `train` (process {pid}) is using {}: wait for it to end (if no training runs there, delete {})",
+                path.parent().unwrap_or(path).display(),
+                path.display()
+            ))
+        };
+        for _ in 0..2 {
+            match std::fs::hard_link(tmp, path) {
+                Ok(()) => {
+                    // After taking over a stale lock, another process may
+                    // have done the same: the file says who won.
+                    let owner = std::fs::read_to_string(path).unwrap_or_default();
+                    return match owner.trim().parse::<u32>() {
+                        Ok(pid) if pid == me => Ok(RunLock {
+                            path: path.to_path_buf(),
+                        }),
+                        Ok(pid) => Err(held(pid)),
+                        Err(_) => Err(held(0)),
+                    };
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let owner = std::fs::read_to_string(path).unwrap_or_default();
+                    match owner.trim().parse::<u32>() {
+                        Ok(pid) if process_alive(pid) => return Err(held(pid)),
+                        _ => {
+                            eprintln!(
+                                "note: taking over the lock {} of a `train` that is no longer running ({})",
+                                path.display(),
+                                match owner.trim() {
+                                    "" => "empty".to_string(),
+                                    o => format!("process {o}"),
+                                }
+                            );
+                            let _ = std::fs::remove_file(path);
+                        }
+                    }
+                }
+                Err(e) => {
+                    return Err(TrainError::Io(format!(
+                        "cannot create {}: {e}",
+                        path.display()
+                    )));
+                }
+            }
+        }
+        Err(held(0))
+    }
+}
+
+impl Drop for RunLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// The snapshot an entry of `trainer.json`'s pool names, relative to the run
+/// directory: `pool/<name>`. Entries written before 2026-11-24 hold the path as
+/// `--out` was given then (relative to that working directory, or absolute);
+/// the trainer only ever writes snapshots into its own `pool/`, so such an
+/// entry names the snapshot of that name in this run's `pool/`, wherever the
+/// run directory has moved since. `None` for an entry that is no snapshot
+/// of a run's `pool/` (a hand-edited file).
+fn pool_entry(entry: &Path) -> Option<PathBuf> {
+    let name = entry.file_name()?;
+    (entry.parent()?.file_name()? == "pool").then(|| Path::new("pool").join(name))
 }
 
 /// What one progress report carries.
@@ -473,6 +600,10 @@ pub struct Trainer {
     state: TrainerState,
     metrics: MetricsSink,
     recent: Vec<(bool, bool)>,
+    /// Notes printed while starting (dropped pool snapshots, changed settings).
+    notes: Vec<String>,
+    /// The run directory's lock, held as long as the trainer lives.
+    _lock: RunLock,
 }
 
 /// The network shape a config asks for.
@@ -483,14 +614,113 @@ pub fn net_config(cfg: &TrainConfig) -> NetConfig {
     net
 }
 
+/// The `[learner]` settings that differ between `before` and `now`, each as
+/// `key old → new` (dotted keys inside tables; `none` for a missing one).
+fn changed_settings(before: &LearnerConfig, now: &LearnerConfig) -> Vec<String> {
+    fn flat(
+        prefix: &str,
+        v: &serde_json::Value,
+        out: &mut std::collections::BTreeMap<String, String>,
+    ) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, v) in m {
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    flat(&key, v, out);
+                }
+            }
+            serde_json::Value::Null => {}
+            serde_json::Value::Number(n) => {
+                // Settings are f32s: show 0.01, not 0.009999999776482582.
+                let text = match n.as_f64() {
+                    Some(x) if !n.is_i64() && !n.is_u64() && f64::from(x as f32) == x => {
+                        (x as f32).to_string()
+                    }
+                    _ => n.to_string(),
+                };
+                out.insert(prefix.to_string(), text);
+            }
+            other => {
+                out.insert(prefix.to_string(), other.to_string());
+            }
+        }
+    }
+    let map = |c: &LearnerConfig| {
+        let mut m = std::collections::BTreeMap::new();
+        flat("", &serde_json::to_value(c).unwrap_or_default(), &mut m);
+        m
+    };
+    let (a, b) = (map(before), map(now));
+    let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    let none = "none".to_string();
+    keys.into_iter()
+        .filter(|k| a.get(*k) != b.get(*k))
+        .map(|k| {
+            format!(
+                "{k} {} → {}",
+                a.get(k).unwrap_or(&none),
+                b.get(k).unwrap_or(&none)
+            )
+        })
+        .collect()
+}
+
 fn io(e: impl std::fmt::Display) -> TrainError {
     TrainError::Io(e.to_string())
 }
 
 impl Trainer {
     /// Starts a run in `out` (or resumes the one there when `resume`).
-    pub fn new(mut cfg: TrainConfig, out: &Path, resume: bool) -> Result<Trainer, TrainError> {
+    ///
+    /// The trainer holds the run directory's lock ([`LOCK_FILE`]) as long as
+    /// it lives, so a second trainer on the same directory is refused. A new
+    /// run needs `out` to be missing or empty; a refused run leaves nothing
+    /// behind (no directory it created, no file).
+    pub fn new(cfg: TrainConfig, out: &Path, resume: bool) -> Result<Trainer, TrainError> {
         cfg.validate().map_err(TrainError::Config)?;
+        if resume && !out.is_dir() {
+            return Err(TrainError::NoRun(if out.exists() {
+                format!(
+                    "no run to resume in {}: it is not a directory",
+                    out.display()
+                )
+            } else {
+                format!(
+                    "no run to resume in {}: the directory does not exist",
+                    out.display()
+                )
+            }));
+        }
+        // The directories this call creates (the deepest first), removed
+        // again when the run is refused.
+        let created: Vec<PathBuf> = out
+            .ancestors()
+            .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+            .map(Path::to_path_buf)
+            .collect();
+        let started = std::fs::create_dir_all(out)
+            .map_err(|e| TrainError::Io(format!("cannot create {}: {e}", out.display())))
+            .and_then(|()| RunLock::acquire(out))
+            .and_then(|lock| Self::start(cfg, out, resume, lock));
+        if started.is_err() {
+            for d in &created {
+                let _ = std::fs::remove_dir(d);
+            }
+        }
+        started
+    }
+
+    /// [`Trainer::new`] once the run directory exists and is locked.
+    fn start(
+        mut cfg: TrainConfig,
+        out: &Path,
+        resume: bool,
+        lock: RunLock,
+    ) -> Result<Trainer, TrainError> {
         // Evaluations play `checkpoint:` agents.
         uno_agents::neural::register();
         // What a run has trained lives in these; a run without any of them
@@ -501,12 +731,35 @@ impl Trainer {
         if !resume && trained {
             return Err(TrainError::RunExists(out.to_path_buf()));
         }
-        if resume && !out.is_dir() {
-            return Err(TrainError::NoRun(format!(
-                "no run to resume in {}: the directory does not exist",
-                out.display()
-            )));
+        if !resume {
+            // Anything else in the directory is not ours to overwrite (a
+            // config.toml of the user's, a metrics.jsonl to append to).
+            let mut others: Vec<String> = std::fs::read_dir(out)
+                .map_err(|e| TrainError::Io(format!("cannot read {}: {e}", out.display())))?
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n != LOCK_FILE)
+                .collect();
+            if !others.is_empty() {
+                others.sort();
+                let shown = others
+                    .iter()
+                    .take(3)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let listed = match others.len() {
+                    n if n > 3 => format!("{shown} and {} more", n - 3),
+                    _ => shown,
+                };
+                return Err(TrainError::NotEmpty(out.to_path_buf(), listed));
+            }
         }
+        let mut notes: Vec<String> = Vec::new();
+        let mut note = |n: String| {
+            eprintln!("{n}");
+            notes.push(n);
+        };
         let latest = out.join("latest");
         let meta_file = latest.join("meta.json");
         if resume && trained && !meta_file.is_file() {
@@ -562,7 +815,12 @@ impl Trainer {
         }
         let expected = Some((OBS_VERSION, OBS_SIZE, NUM_ACTIONS));
         let (mut learner, mut state) = if resume && meta_file.is_file() {
-            let (learner, meta) = Learner::load(&latest, expected)?;
+            // The learner continues with the config's settings (the device
+            // and the optimizer's included), not the checkpoint's: what
+            // config.toml and meta.json record is what trains.
+            let mut lc = cfg.learner.clone();
+            lc.seed = cfg.seed;
+            let (learner, meta, before) = Learner::resume(&latest, expected, lc.clone())?;
             let names = |v: Vec<(String, usize)>| {
                 v.iter()
                     .map(|(r, p)| format!("{r} with {p} players"))
@@ -586,6 +844,28 @@ impl Trainer {
                     names(asked)
                 )));
             }
+            // Same names, but the rules themselves (a rules file edited since,
+            // a preset changed by an update) must be the ones trained on.
+            for (t, table) in meta.all_tables().iter().zip(&tables) {
+                let Some(was) = t.trained_rules() else {
+                    continue;
+                };
+                let diff = was.differences(&table.rules);
+                if !diff.is_empty() {
+                    let shown = diff.iter().take(4).cloned().collect::<Vec<_>>().join(", ");
+                    let more = match diff.len() {
+                        n if n > 4 => format!(" and {} more", n - 4),
+                        _ => String::new(),
+                    };
+                    return Err(TrainError::Config(format!(
+                        "cannot resume: the run in {} trained on `{}` with other settings than the rules given now ({shown}{more} differ); \
+                         resume with the rules it was trained on (its latest/meta.json holds them), or start a new run from its weights with --init {}",
+                        out.display(),
+                        t.rules,
+                        latest.display()
+                    )));
+                }
+            }
             // The network is the checkpoint's: a config asking for another
             // shape would be written to config.toml and describe another run.
             let net = learner.net_config();
@@ -594,6 +874,13 @@ impl Trainer {
                     "cannot resume: the config asks for hidden = {:?}, layer_norm = {}, but the run's network has hidden = {:?}, layer_norm = {}",
                     cfg.hidden, cfg.layer_norm, net.hidden, net.layer_norm
                 )));
+            }
+            let changed = changed_settings(&before, &lc);
+            if !changed.is_empty() {
+                note(format!(
+                    "note: resuming with other [learner] settings than the run's last checkpoint, applied from the next update: {}",
+                    changed.join(", ")
+                ));
             }
             let trainer_file = out.join(TRAINER_FILE);
             let text = std::fs::read_to_string(&trainer_file).map_err(|e| {
@@ -604,10 +891,10 @@ impl Trainer {
             (learner, state)
         } else {
             if resume {
-                eprintln!(
+                note(format!(
                     "note: no checkpoint in {} yet; starting a new run",
                     out.display()
-                );
+                ));
             }
             let mut lc = cfg.learner.clone();
             lc.seed = cfg.seed;
@@ -626,16 +913,36 @@ impl Trainer {
         };
         state.episodes_per_table.resize(tables.len(), 0);
         learner.attach_critic(ORACLE_SIZE)?;
+        // The pool: snapshots in this run's own pool/ (see `pool_entry`); one
+        // that is gone or cannot be loaded leaves the pool with a note, so
+        // the loaded policies and the listed paths stay in step.
         let mut pool = Vec::new();
-        for dir in &state.pool {
-            if let Ok((p, _)) = NeuralPolicy::load(dir, expected) {
-                pool.push(p);
+        let mut kept: Vec<PathBuf> = Vec::new();
+        for entry in std::mem::take(&mut state.pool) {
+            let Some(rel) = pool_entry(&entry) else {
+                note(format!(
+                    "note: {TRAINER_FILE} lists {} as an opponent snapshot, which is not one in {}; left out of the pool",
+                    entry.display(),
+                    out.join("pool").display()
+                ));
+                continue;
+            };
+            if kept.contains(&rel) {
+                continue;
+            }
+            let dir = out.join(&rel);
+            match NeuralPolicy::load(&dir, expected) {
+                Ok((p, _)) => {
+                    pool.push(p);
+                    kept.push(rel);
+                }
+                Err(e) => note(format!(
+                    "note: opponent snapshot {} cannot be loaded ({e}); left out of the pool",
+                    dir.display()
+                )),
             }
         }
-        // Created only now, once every input has been checked, so a refused
-        // run leaves nothing behind.
-        std::fs::create_dir_all(out)
-            .map_err(|e| TrainError::Io(format!("cannot create {}: {e}", out.display())))?;
+        state.pool = kept;
         let metrics = MetricsSink::new(out, cfg.tensorboard).map_err(io)?;
         let device = uno_agents::neural::device_by_name(&learner.config().device)
             .map_err(|e| TrainError::Learner(e.into()))?;
@@ -663,6 +970,8 @@ impl Trainer {
             state,
             metrics,
             recent: Vec::new(),
+            notes,
+            _lock: lock,
             cfg,
         };
         // A resumed run deals new games, not the ones its start dealt (the
@@ -682,6 +991,17 @@ impl Trainer {
         let toml = toml::to_string(&t.cfg).map_err(io)?;
         std::fs::write(t.out.join("config.toml"), toml).map_err(io)?;
         Ok(t)
+    }
+
+    /// The notes printed to stderr while starting (opponent snapshots left
+    /// out of the pool, settings that changed on resume).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// True when the run evaluates: `eval_every` and `eval_games` both above 0.
+    fn evaluates(&self) -> bool {
+        self.cfg.eval_every > 0 && self.cfg.eval_games > 0
     }
 
     /// Counters so far.
@@ -964,7 +1284,7 @@ impl Trainer {
             {
                 self.add_snapshot()?;
             }
-            if self.cfg.eval_every > 0 && self.state.updates.is_multiple_of(self.cfg.eval_every) {
+            if self.evaluates() && self.state.updates.is_multiple_of(self.cfg.eval_every) {
                 self.state.seconds = base_seconds + start.elapsed().as_secs_f64();
                 self.save()?;
                 since_ckpt = 0;
@@ -981,7 +1301,7 @@ impl Trainer {
         // even a short run has results and a `best/` (not after Ctrl-C).
         let finished = self.state.steps >= self.cfg.steps && !stop.load(Ordering::Relaxed);
         if finished
-            && self.cfg.eval_every > 0
+            && self.evaluates()
             && self.state.updates > first_update
             && !self.state.updates.is_multiple_of(self.cfg.eval_every)
         {
@@ -1089,21 +1409,22 @@ impl Trainer {
     }
 
     fn add_snapshot(&mut self) -> Result<(), TrainError> {
-        let dir = self
-            .out
-            .join("pool")
-            .join(format!("update-{:06}", self.state.updates));
+        // Recorded relative to the run directory, so the run can move.
+        let rel = Path::new("pool").join(format!("update-{:06}", self.state.updates));
         let meta = self.meta();
-        save_checkpoint(&dir, &self.learner.inference_model(), &meta)
+        save_checkpoint(&self.out.join(&rel), &self.learner.inference_model(), &meta)
             .map_err(|e| TrainError::Learner(e.into()))?;
         self.pool
             .push(NeuralPolicy::new(self.learner.inference_model()));
-        self.state.pool.push(dir);
-        if self.pool.len() > self.cfg.pool_size.max(1) {
+        self.state.pool.push(rel);
+        while self.pool.len() > self.cfg.pool_size.max(1) {
             self.pool.remove(0);
             drop_oldest_snapshot(&mut self.ctl);
             let old = self.state.pool.remove(0);
-            let _ = std::fs::remove_dir_all(old);
+            // Only ever a directory of this run's own pool/.
+            if pool_entry(&old).as_ref() == Some(&old) {
+                let _ = std::fs::remove_dir_all(self.out.join(old));
+            }
         }
         Ok(())
     }
@@ -1356,11 +1677,12 @@ mod tests {
         );
         // Resuming restores the critic (same shape, same weights) and keeps counting.
         let critic_before = t.critic.as_ref().unwrap().net().clone();
+        let probe = &b_obs_probe(&t);
+        drop(t);
         let mut more = cfg.clone();
         more.steps = 3000;
         let t2 = Trainer::new(more, &run, true).unwrap();
         assert_eq!(t2.learner.updates(), updates);
-        let probe = &b_obs_probe(&t);
         let values = |p: &NeuralPolicy| {
             let mut v = vec![0.0; 1];
             p.values_batch(probe, 1, &mut v).unwrap();
@@ -1382,6 +1704,7 @@ mod tests {
         assert_eq!(again.tables[0].env.state(0), &first[0]);
         t.run(Arc::new(AtomicBool::new(false)), |_| {}).unwrap();
         assert!(t.learner.updates() >= 1);
+        drop(t);
         let mut more = cfg;
         more.steps *= 2;
         let t2 = Trainer::new(more, &run, true).unwrap();

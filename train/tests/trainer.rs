@@ -141,6 +141,7 @@ fn resume_continues_steps_updates_and_optimizer() {
         "optimizer/learner state continues"
     );
     // A run for other rules cannot resume this one.
+    drop(t);
     let mut other = tiny(40_000);
     other.rules = "attack-2010".into();
     let err = Trainer::new(other, &out, true)
@@ -832,4 +833,383 @@ fn a_run_on_several_tables_trains_one_network_for_all() {
     let t = Trainer::new(mixed(16_000), &out, true).unwrap();
     assert_eq!(t.state().steps, s.steps);
     assert_eq!(t.state().episodes_per_table, s.episodes_per_table);
+}
+
+/// A tiny run that snapshots every update into a pool of 2.
+fn pooled(steps: u64) -> TrainConfig {
+    TrainConfig {
+        envs: 16,
+        batch_samples: 256,
+        hidden: vec![16],
+        learner: LearnerConfig {
+            minibatch_size: 256,
+            epochs: 1,
+            ..LearnerConfig::default()
+        },
+        snapshot_every: 1,
+        pool_size: 2,
+        checkpoint_every: 1,
+        opponents: OpponentMix {
+            self_play: 0.0,
+            snapshot: 1.0,
+            heuristic: 0.0,
+            random: 1.0,
+        },
+        ..tiny(steps)
+    }
+}
+
+/// The pool entries of a run's `trainer.json`.
+fn pool_entries(run: &Path) -> Vec<String> {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("trainer.json")).unwrap()).unwrap();
+    v["pool"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The names in a directory, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn train_to_end(t: &mut Trainer) {
+    t.run(Arc::new(AtomicBool::new(false)), |_| {}).unwrap();
+}
+
+/// The audit's workflow: rename a run, start a new one under the old name,
+/// then continue the renamed one. The renamed run must play and prune only
+/// the snapshots in its own `pool/`, never the new run's.
+#[test]
+fn a_renamed_run_keeps_its_own_pool_and_leaves_other_runs_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let exp = dir.path().join("exp");
+    let mut t = Trainer::new(pooled(10_000), &exp, false).unwrap();
+    train_to_end(&mut t);
+    drop(t);
+    // Recorded relative to the run directory.
+    let entries = pool_entries(&exp);
+    assert_eq!(entries.len(), 2, "{entries:?}");
+    for e in &entries {
+        assert!(e.starts_with("pool/update-"), "{e}");
+        assert!(exp.join(e).join("meta.json").is_file(), "{e}");
+    }
+    // Builds before 2026-11-24 recorded them as --out was given (here
+    // absolute): write them so, as the audit's run had them.
+    let file = exp.join("trainer.json");
+    let mut state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    state["pool"] = serde_json::json!(entries.iter().map(|e| exp.join(e)).collect::<Vec<_>>());
+    std::fs::write(&file, state.to_string()).unwrap();
+    let old = dir.path().join("exp-old");
+    std::fs::rename(&exp, &old).unwrap();
+    // A new run under the old name: its own pool/update-000001 and 2.
+    let mut t = Trainer::new(pooled(10_000), &exp, false).unwrap();
+    train_to_end(&mut t);
+    drop(t);
+    let new_pool = names_in(&exp.join("pool"));
+    assert!(!new_pool.is_empty());
+    let new_model = std::fs::read(exp.join("pool").join(&new_pool[0]).join("model.bpk")).unwrap();
+    // The renamed run resumes with its own snapshots (no note: every one loads).
+    let mut t = Trainer::new(pooled(40_000), &old, true).unwrap();
+    assert!(t.notes().is_empty(), "{:?}", t.notes());
+    let resumed: Vec<String> = t
+        .state()
+        .pool
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    assert_eq!(resumed, entries);
+    let updates = t.state().updates;
+    train_to_end(&mut t);
+    assert!(t.state().updates >= updates + 2, "it pruned its pool");
+    drop(t);
+    // The new run lost nothing; the old run's pool is its own, pool_size long.
+    assert_eq!(names_in(&exp.join("pool")), new_pool);
+    assert_eq!(
+        std::fs::read(exp.join("pool").join(&new_pool[0]).join("model.bpk")).unwrap(),
+        new_model
+    );
+    let entries = pool_entries(&old);
+    assert_eq!(entries.len(), 2, "{entries:?}");
+    let on_disk: Vec<String> = names_in(&old.join("pool"))
+        .into_iter()
+        .map(|n| format!("pool/{n}"))
+        .collect();
+    assert_eq!(on_disk, entries, "the pool on disk is the listed one");
+
+    // A snapshot that is gone is left out with a note naming it, and the
+    // listed paths follow the loaded pool.
+    std::fs::remove_dir_all(old.join(&entries[0])).unwrap();
+    let t = Trainer::new(pooled(40_000), &old, true).unwrap();
+    let notes = t.notes().join("\n");
+    assert!(
+        notes.contains("cannot be loaded") && notes.contains(&entries[0]),
+        "{notes}"
+    );
+    assert_eq!(t.state().pool.len(), 1);
+    assert_eq!(t.state().pool[0].display().to_string(), entries[1]);
+}
+
+#[test]
+fn resume_refuses_rules_that_changed_since_the_run_trained() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("variant.toml");
+    std::fs::write(&rules, "preset = \"classic\"\n[options]\nhand_size = 5\n").unwrap();
+    let cfg = TrainConfig {
+        rules: rules.display().to_string(),
+        ..tiny(5_000)
+    };
+    let out = dir.path().join("run");
+    Trainer::new(cfg.clone(), &out, false)
+        .unwrap()
+        .save()
+        .unwrap();
+    let model = std::fs::read(out.join("latest/model.bpk")).unwrap();
+    // The rules file edited since (same name, other settings).
+    std::fs::write(&rules, "preset = \"classic\"\n[options]\nhand_size = 6\n").unwrap();
+    let err = Trainer::new(cfg.clone(), &out, true)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        err.contains("cannot resume")
+            && err.contains("other settings")
+            && err.contains("options.hand_size"),
+        "{err}"
+    );
+    // The preset the variant starts from has the same name: refused too.
+    let err = Trainer::new(tiny(5_000), &out, true)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(err.contains("options.hand_size"), "{err}");
+    assert_eq!(std::fs::read(out.join("latest/model.bpk")).unwrap(), model);
+    // The rules it trained on resume.
+    std::fs::write(&rules, "preset = \"classic\"\n[options]\nhand_size = 5\n").unwrap();
+    assert!(Trainer::new(cfg, &out, true).is_ok());
+}
+
+#[test]
+fn resume_applies_changed_learner_settings_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let mut t = Trainer::new(pooled(2_000), &out, false).unwrap();
+    train_to_end(&mut t);
+    let steps = t.state().steps;
+    assert!(t.state().updates >= 1);
+    drop(t);
+    let mut changed = pooled(steps + 2_000);
+    changed.learner.epochs = 2;
+    changed.learner.entropy_coef = 0.05;
+    let mut t = Trainer::new(changed, &out, true).unwrap();
+    let notes = t.notes().join("\n");
+    assert!(
+        notes.contains("epochs 1 → 2") && notes.contains("entropy_coef 0.01 → 0.05"),
+        "{notes}"
+    );
+    train_to_end(&mut t);
+    drop(t);
+    // What trains is what config.toml and meta.json say.
+    let learner: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("latest/learner.json")).unwrap())
+            .unwrap();
+    assert_eq!(learner["config"]["epochs"].as_u64(), Some(2), "{learner}");
+    let config: TrainConfig =
+        toml::from_str(&std::fs::read_to_string(out.join("config.toml")).unwrap()).unwrap();
+    assert_eq!(config.learner.epochs, 2);
+    let meta = uno_agents::neural::read_meta(&out.join("latest")).unwrap();
+    assert_eq!(meta.trained_with["learner"]["epochs"].as_u64(), Some(2));
+    let metrics = std::fs::read_to_string(out.join("metrics.jsonl")).unwrap();
+    assert_eq!(series(&metrics, "train/epochs").last(), Some(&2.0));
+    // Unchanged settings: no note.
+    let t = Trainer::new(config, &out, true).unwrap();
+    assert!(t.notes().is_empty(), "{:?}", t.notes());
+}
+
+#[test]
+fn a_second_trainer_on_the_same_directory_is_refused() {
+    use uno_train::selfplay::LOCK_FILE;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let first = Trainer::new(tiny(5_000), &out, false).unwrap();
+    let lock = out.join(LOCK_FILE);
+    assert_eq!(
+        std::fs::read_to_string(&lock).unwrap().trim(),
+        std::process::id().to_string()
+    );
+    for resume in [false, true] {
+        let err = Trainer::new(tiny(5_000), &out, resume)
+            .err()
+            .expect("refused while the first runs")
+            .to_string();
+        assert!(
+            err.contains("another `train`") && err.contains(LOCK_FILE),
+            "{err}"
+        );
+    }
+    assert!(lock.is_file(), "the refused trainer left the lock alone");
+    drop(first);
+    assert!(!lock.exists(), "released with the trainer");
+    // A lock left by a process that is gone (a pid above Linux's limit) is taken over.
+    std::fs::write(&lock, "4194305\n").unwrap();
+    let t = Trainer::new(tiny(5_000), &out, true).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&lock).unwrap().trim(),
+        std::process::id().to_string()
+    );
+    drop(t);
+    assert!(!lock.exists());
+}
+
+#[test]
+fn a_new_run_refuses_a_directory_holding_other_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("project");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("config.toml"), "# my precious config\n").unwrap();
+    std::fs::write(out.join("metrics.jsonl"), "keep\n").unwrap();
+    let err = Trainer::new(tiny(5_000), &out, false)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        err.contains("not empty") && err.contains("config.toml") && err.contains("metrics.jsonl"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("config.toml")).unwrap(),
+        "# my precious config\n"
+    );
+    assert_eq!(names_in(&out), ["config.toml", "metrics.jsonl"]);
+    // An empty directory is fine.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    assert!(Trainer::new(tiny(5_000), &empty, false).is_ok());
+}
+
+#[test]
+fn eval_games_0_in_a_config_turns_evaluation_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let cfg = TrainConfig {
+        eval_every: 1,
+        eval_games: 0,
+        ..pooled(10_000)
+    };
+    let mut t = Trainer::new(cfg, &out, false).unwrap();
+    train_to_end(&mut t);
+    assert!(t.state().updates >= 2);
+    assert!(t.state().eval.is_null(), "{}", t.state().eval);
+    drop(t);
+    assert!(!out.join("best").exists());
+    let metrics = std::fs::read_to_string(out.join("metrics.jsonl")).unwrap();
+    assert!(!metrics.contains("eval/"), "{metrics}");
+}
+
+#[test]
+fn weights_damaged_in_place_are_refused_naming_the_checkpoint() {
+    let (_dir, out) = saved_tiny_run();
+    let latest = out.join("latest");
+    let model = latest.join("model.bpk");
+    let mut bytes = std::fs::read(&model).unwrap();
+    // The file keeps its length; the last third of the weights become NaN.
+    let n = bytes.len();
+    bytes[n * 2 / 3..n - 8].fill(0xFF);
+    std::fs::write(&model, &bytes).unwrap();
+    let err = uno_agents::neural::NeuralAgent::load(&latest, false, 0)
+        .err()
+        .expect("NaN weights refused")
+        .to_string();
+    assert!(
+        err.contains("not finite") && err.contains(&model.display().to_string()),
+        "{err}"
+    );
+    let err = Trainer::new(tiny(5_000), &out, true)
+        .err()
+        .expect("no resume from NaN weights")
+        .to_string();
+    assert!(err.contains("not finite"), "{err}");
+}
+
+/// The CLI: a second `train` on a running one's --out is refused (exit 2);
+/// Ctrl-C saves a checkpoint, releases the lock and exits with 130; and
+/// `--resume --eval-games N` turns evaluation back on after `--eval-games 0`.
+#[cfg(unix)]
+#[test]
+fn cli_train_lock_interrupt_and_eval_games() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let bin = env!("CARGO_BIN_EXE_uno-attack");
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("tiny.toml");
+    std::fs::write(
+        &config,
+        "envs = 16\nbatch_samples = 256\nhidden = [16]\neval_every = 2\neval_games = 10\n\
+         checkpoint_every = 1\ntensorboard = false\n[learner]\nminibatch_size = 256\nepochs = 1\n",
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    let out = dir.path().join("run");
+    let out_s = out.to_str().unwrap();
+    let base = [
+        "train",
+        "--rules",
+        "classic",
+        "--players",
+        "2",
+        "--config",
+        config,
+    ];
+    let mut first = Command::new(bin)
+        .args(base)
+        .args(["--steps", "1e12", "--eval-games", "0", "--out", out_s])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !out.join("latest/meta.json").is_file() {
+        assert!(start.elapsed() < Duration::from_secs(120), "no checkpoint");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let second = Command::new(bin)
+        .args(["train", "--out", out_s, "--resume", "--steps", "1e12"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    assert!(err.contains("another `train`"), "{err}");
+    // SAFETY: signals the child this test spawned.
+    unsafe { libc::kill(first.id() as i32, libc::SIGINT) };
+    let status = first.wait().unwrap();
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut first.stdout.take().unwrap(), &mut stdout).unwrap();
+    assert_eq!(status.code(), Some(130), "{stdout}");
+    assert!(stdout.contains("stopped after"), "{stdout}");
+    assert!(!out.join(uno_train::selfplay::LOCK_FILE).exists());
+    assert!(!out.join("best").exists(), "--eval-games 0: no evaluation");
+    // --eval-games given on resume replaces the stored 0: evaluation is on again.
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("trainer.json")).unwrap()).unwrap();
+    let steps = (state["steps"].as_u64().unwrap() + 3_000).to_string();
+    let resumed = Command::new(bin)
+        .args(["train", "--out", out_s, "--resume", "--eval-games", "10"])
+        .args(["--steps", &steps])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&resumed.stderr);
+    assert_eq!(resumed.status.code(), Some(0), "{err}");
+    assert!(out.join("best/meta.json").is_file(), "{err}");
+    let config: TrainConfig =
+        toml::from_str(&std::fs::read_to_string(out.join("config.toml")).unwrap()).unwrap();
+    assert_eq!((config.eval_every, config.eval_games), (2, 10));
 }

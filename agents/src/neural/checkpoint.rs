@@ -10,8 +10,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use burn::module::Module;
-use burn::tensor::Device;
+use burn::module::{Module, ModuleVisitor, Param};
+use burn::tensor::{Device, Tensor};
 use serde::{Deserialize, Serialize};
 
 use super::{NetConfig, NeuralError, PolicyValueNet};
@@ -291,18 +291,50 @@ pub fn save_weights(net: &PolicyValueNet, path: &Path) -> Result<(), NeuralError
     saved
 }
 
+/// Counts the weights that are not finite numbers (NaN or infinite).
+#[derive(Default)]
+struct NonFinite {
+    bad: usize,
+    total: usize,
+}
+
+impl ModuleVisitor for NonFinite {
+    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        if let Ok(values) = param.val().into_data().try_into_vec::<f32>() {
+            self.total += values.len();
+            self.bad += values.iter().filter(|v| !v.is_finite()).count();
+        }
+    }
+}
+
 /// Loads weights from `path` into `net` (which fixes the structure and the device).
 ///
-/// Missing, truncated or structurally mismatched files give an error, never a panic.
+/// Missing, truncated or structurally mismatched files give an error, never a panic; so do
+/// weights that are not all finite numbers (bytes damaged in place, which keep the file's
+/// length, or a training run that diverged): such a network would play every decision with
+/// NaN logits, i.e. silently as its first legal action.
 pub fn load_weights(net: PolicyValueNet, path: &Path) -> Result<PolicyValueNet, NeuralError> {
     if !path.is_file() {
         return Err(NeuralError::MissingFile(path.to_path_buf()));
     }
-    net.try_load_file(path)
+    let net = net
+        .try_load_file(path)
         .map_err(|e| NeuralError::CorruptWeights {
             path: path.to_path_buf(),
             message: e.to_string(),
-        })
+        })?;
+    let mut check = NonFinite::default();
+    net.visit(&mut check);
+    if check.bad > 0 {
+        return Err(NeuralError::CorruptWeights {
+            path: path.to_path_buf(),
+            message: format!(
+                "{} of its {} weights are not finite numbers (NaN or infinite): the file is damaged, or the run that wrote it diverged",
+                check.bad, check.total
+            ),
+        });
+    }
+    Ok(net)
 }
 
 /// Writes `model.bpk` and then `meta.json` into `dir` (created if needed), each atomically.

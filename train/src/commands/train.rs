@@ -31,7 +31,8 @@ pub struct Args {
     /// Training config (TOML; see docs/training.md).
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Continue the run in --out from its last checkpoint.
+    /// Continue the run in --out from its last checkpoint (without it, --out
+    /// must not exist or be empty).
     #[arg(long)]
     resume: bool,
     /// Threads for environment stepping and evaluation (0 = all cores; at most 256).
@@ -43,7 +44,8 @@ pub struct Args {
     /// Games played in parallel.
     #[arg(long)]
     envs: Option<usize>,
-    /// Games per evaluation opponent (0 turns evaluation off).
+    /// Games per evaluation opponent (0 turns evaluation off; with --resume
+    /// it replaces the run's value).
     #[arg(long)]
     eval_games: Option<u64>,
     /// Start a new run from this checkpoint's weights (e.g. a 2-player model
@@ -126,9 +128,15 @@ pub fn run(a: Args) -> CmdResult {
         cfg.learner.device = v;
     }
     if let Some(v) = a.eval_games {
+        // 0 turns evaluation off through `eval_games` alone, so a later
+        // `--resume --eval-games N` turns it back on.
         cfg.eval_games = v;
-        if v == 0 {
-            cfg.eval_every = 0;
+        if v > 0 && cfg.eval_every == 0 {
+            cfg.eval_every = TrainConfig::default().eval_every;
+            eprintln!(
+                "note: --eval-games {v} turns evaluation on, every {} updates (the config had eval_every = 0)",
+                cfg.eval_every
+            );
         }
     }
     let threads = cfg.threads.max(1);
@@ -140,8 +148,12 @@ pub fn run(a: Args) -> CmdResult {
     let stop = Arc::new(AtomicBool::new(false));
     {
         let stop = stop.clone();
+        let lock = a.out.join(uno_train::selfplay::LOCK_FILE);
         let _ = ctrlc::set_handler(move || {
             if stop.swap(true, Ordering::SeqCst) {
+                // Quitting at once skips the trainer's clean-up: release the
+                // run directory's lock here.
+                let _ = std::fs::remove_file(&lock);
                 std::process::exit(130);
             }
             eprintln!("\ninterrupted: saving a checkpoint (Ctrl-C again to quit at once)");
@@ -183,13 +195,10 @@ pub fn run(a: Args) -> CmdResult {
         pb.finish_and_clear();
     }
     let s = trainer.state();
+    let interrupted = stop.load(Ordering::SeqCst);
     println!(
         "{} after {} steps, {} samples, {} updates, {} episodes in {:.0} s; checkpoint: {}",
-        if stop.load(Ordering::SeqCst) {
-            "stopped"
-        } else {
-            "done"
-        },
+        if interrupted { "stopped" } else { "done" },
         s.steps,
         s.samples,
         s.updates,
@@ -199,6 +208,13 @@ pub fn run(a: Args) -> CmdResult {
     );
     if !s.eval.is_null() {
         println!("last evaluation: {}", s.eval);
+    }
+    if interrupted {
+        // Ctrl-C: the checkpoint is saved, but the run did not finish, so
+        // `train … && arena …` stops here (128 + SIGINT, as shells report it).
+        drop(trainer);
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+        std::process::exit(130);
     }
     Ok(())
 }
