@@ -1213,3 +1213,58 @@ fn cli_train_lock_interrupt_and_eval_games() {
         toml::from_str(&std::fs::read_to_string(out.join("config.toml")).unwrap()).unwrap();
     assert_eq!((config.eval_every, config.eval_games), (2, 10));
 }
+
+/// `train --help` names the defaults the config supplies; `threads = 0` in a
+/// config means every core (it meant 1 for stepping); `--resume` of a file
+/// says that it is not a directory.
+#[test]
+fn cli_train_help_defaults_threads_0_and_a_file_as_out() {
+    use std::process::Command;
+    let bin = env!("CARGO_BIN_EXE_uno-attack");
+    let help = Command::new(bin)
+        .args(["train", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for default in ["else attack-2010", "else 2e6", "else 256", "else 1000"] {
+        assert!(help.contains(default), "{default}: {help}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("t0.toml");
+    std::fs::write(
+        &config,
+        "threads = 0\nenvs = 8\nbatch_samples = 64\nhidden = [8]\neval_every = 0\ntensorboard = false\n\
+         [learner]\nminibatch_size = 64\nepochs = 1\n",
+    )
+    .unwrap();
+    let out = dir.path().join("run");
+    let run = Command::new(bin)
+        .args(["train", "--rules", "classic", "--steps", "1"])
+        .args([
+            "--config",
+            config.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let cfg: TrainConfig =
+        toml::from_str(&std::fs::read_to_string(out.join("config.toml")).unwrap()).unwrap();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(256));
+    assert_eq!(cfg.threads, cores);
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let e = Command::new(bin)
+        .args(["train", "--resume", "--out", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&e.stderr);
+    assert_eq!(e.status.code(), Some(2), "{err}");
+    assert!(err.contains("not a directory"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+}

@@ -11,10 +11,10 @@ use uno_train::selfplay::{TrainConfig, Trainer};
 /// Flags of `train`; a flag given on the command line overrides `--config`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Preset or TOML path.
+    /// Preset or TOML path [default: the config's, else attack-2010].
     #[arg(long)]
     rules: Option<String>,
-    /// Players per table.
+    /// Players per table [default: the config's, else 2].
     #[arg(long)]
     players: Option<usize>,
     /// Train one network on several tables at once, RULES:PLAYERS each
@@ -22,7 +22,7 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', conflicts_with_all = ["rules", "players"])]
     tables: Option<Vec<String>>,
     /// Environment steps to train for (e.g. 2000000 or 2e6); the run ends
-    /// with the first whole update past it.
+    /// with the first whole update past it [default: the config's, else 2e6].
     #[arg(long, value_parser = parse_count)]
     steps: Option<u64>,
     /// Run directory (checkpoints, logs).
@@ -35,17 +35,18 @@ pub struct Args {
     /// must not exist or be empty).
     #[arg(long)]
     resume: bool,
-    /// Threads for environment stepping and evaluation (0 = all cores; at most 256).
+    /// Threads for environment stepping and evaluation (0 = all cores; at most 256)
+    /// [default: the config's, else 2].
     #[arg(long, value_parser = parse_threads)]
     threads: Option<usize>,
-    /// Seed.
+    /// Seed [default: the config's, else 0].
     #[arg(long)]
     seed: Option<u64>,
-    /// Games played in parallel.
+    /// Games played in parallel [default: the config's, else 256].
     #[arg(long)]
     envs: Option<usize>,
     /// Games per evaluation opponent (0 turns evaluation off; with --resume
-    /// it replaces the run's value).
+    /// it replaces the run's value) [default: the config's, else 1000].
     #[arg(long)]
     eval_games: Option<u64>,
     /// Start a new run from this checkpoint's weights (e.g. a 2-player model
@@ -103,12 +104,12 @@ pub fn run(a: Args) -> CmdResult {
         cfg.steps = v;
     }
     if let Some(v) = a.threads {
-        // 0 = every core, as in `arena`.
-        cfg.threads = if v == 0 {
-            std::thread::available_parallelism().map_or(1, |n| n.get().min(uno_env::MAX_THREADS))
-        } else {
-            v
-        };
+        cfg.threads = v;
+    }
+    if cfg.threads == 0 {
+        // 0 = every core, as in `arena` (the flag or `threads = 0` in a config).
+        cfg.threads =
+            std::thread::available_parallelism().map_or(1, |n| n.get().min(uno_env::MAX_THREADS));
     }
     if let Some(v) = a.seed {
         cfg.seed = v;
