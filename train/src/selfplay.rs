@@ -373,16 +373,34 @@ impl RunLock {
         result
     }
 
+    /// Creates `path` holding `tmp`'s contents, failing if it exists: a hard
+    /// link (atomic with its contents), or where the file system has none,
+    /// a file created exclusively and then written.
+    fn create(tmp: &Path, path: &Path, me: u32) -> std::io::Result<()> {
+        match std::fs::hard_link(tmp, path) {
+            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
+                use std::io::Write;
+                let mut f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(path)?;
+                writeln!(f, "{me}")
+            }
+            other => other,
+        }
+    }
+
     fn link(tmp: &Path, path: &Path, me: u32) -> Result<RunLock, TrainError> {
-        let held = |pid: u32| {
+        let held = |pid: Option<u32>| {
             TrainError::Locked(format!(
-                "another `train` (process {pid}) is using {}: wait for it to end (if no training runs there, delete {})",
+                "another `train` ({}) is using {}: wait for it to end (if no training runs there, delete {})",
+                pid.map_or("a process".to_string(), |p| format!("process {p}")),
                 path.parent().unwrap_or(path).display(),
                 path.display()
             ))
         };
         for _ in 0..2 {
-            match std::fs::hard_link(tmp, path) {
+            match Self::create(tmp, path, me) {
                 Ok(()) => {
                     // After taking over a stale lock, another process may
                     // have done the same: the file says who won.
@@ -391,14 +409,24 @@ impl RunLock {
                         Ok(pid) if pid == me => Ok(RunLock {
                             path: path.to_path_buf(),
                         }),
-                        Ok(pid) => Err(held(pid)),
-                        Err(_) => Err(held(0)),
+                        Ok(pid) => Err(held(Some(pid))),
+                        Err(_) => Err(held(None)),
                     };
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                     let owner = std::fs::read_to_string(path).unwrap_or_default();
+                    // Without hard links a lock is empty for a moment after
+                    // it is created: an empty one is stale only once it is old.
+                    let fresh = || {
+                        std::fs::metadata(path)
+                            .and_then(|m| m.modified())
+                            .ok()
+                            .and_then(|t| t.elapsed().ok())
+                            .is_some_and(|age| age.as_secs() < 10)
+                    };
                     match owner.trim().parse::<u32>() {
-                        Ok(pid) if process_alive(pid) => return Err(held(pid)),
+                        Ok(pid) if process_alive(pid) => return Err(held(Some(pid))),
+                        Err(_) if fresh() => return Err(held(None)),
                         _ => {
                             eprintln!(
                                 "note: taking over the lock {} of a `train` that is no longer running ({})",
@@ -420,7 +448,7 @@ impl RunLock {
                 }
             }
         }
-        Err(held(0))
+        Err(held(None))
     }
 }
 

@@ -1059,6 +1059,22 @@ fn a_second_trainer_on_the_same_directory_is_refused() {
     assert!(lock.is_file(), "the refused trainer left the lock alone");
     drop(first);
     assert!(!lock.exists(), "released with the trainer");
+    // An empty lock is one being written (where hard links are missing) until it is old.
+    std::fs::write(&lock, "").unwrap();
+    let err = Trainer::new(tiny(5_000), &out, true)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(err.contains("another `train` (a process)"), "{err}");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    std::fs::File::options()
+        .write(true)
+        .open(&lock)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    drop(Trainer::new(tiny(5_000), &out, true).unwrap());
+    assert!(!lock.exists());
     // A lock left by a process that is gone (a pid above Linux's limit) is taken over.
     std::fs::write(&lock, "4194305\n").unwrap();
     let t = Trainer::new(tiny(5_000), &out, true).unwrap();
