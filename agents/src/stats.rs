@@ -14,7 +14,19 @@ pub fn wilson(wins: u64, n: u64, z: f64) -> (f64, f64) {
     let denom = 1.0 + z2 / n;
     let centre = (p + z2 / (2.0 * n)) / denom;
     let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
-    ((centre - half).max(0.0), (centre + half).min(1.0))
+    // At 0 or n wins the bound is exactly 0 or 1; the formula leaves
+    // rounding dust there (2e-19, printed as such in JSON).
+    let lo = if wins == 0 {
+        0.0
+    } else {
+        (centre - half).max(0.0)
+    };
+    let hi = if wins as f64 == n {
+        1.0
+    } else {
+        (centre + half).min(1.0)
+    };
+    (lo, hi)
 }
 
 /// Difference of two win rates measured in the same `n` games (each game won by
@@ -86,6 +98,11 @@ mod tests {
         );
         let (lo, hi) = wilson(0, 10, Z95);
         assert!(lo == 0.0 && (hi - 0.2775).abs() < 1e-4, "{lo} {hi}");
+        // Exact bounds at the ends, for every sample size (no rounding dust).
+        for n in [1, 7, 300, 20_000] {
+            assert_eq!(wilson(0, n, Z95).0, 0.0, "n = {n}");
+            assert_eq!(wilson(n, n, Z95).1, 1.0, "n = {n}");
+        }
         let (lo, hi) = wilson(81, 263, Z95);
         assert!(
             (lo - 0.2553).abs() < 1e-3 && (hi - 0.3662).abs() < 1e-3,
