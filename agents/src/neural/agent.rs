@@ -200,7 +200,7 @@ pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, Neura
                 trained.push(quoted);
             }
         }
-        return Err(NeuralError::InvalidConfig(format!(
+        return Err(NeuralError::RulesMismatch(format!(
             "checkpoint {} was trained for rules {}, not `{name}`",
             dir.display(),
             trained.join(", ")

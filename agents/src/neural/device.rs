@@ -30,13 +30,11 @@ pub fn device_by_name(name: &str) -> Result<Device, NeuralError> {
                 .strip_prefix("cuda:")
                 .map_or(Ok(0), |i| i.parse::<usize>())
                 .map_err(|_| {
-                    NeuralError::InvalidConfig(format!(
-                        "device `{n}`: expected cuda or cuda:<index>"
-                    ))
+                    NeuralError::Device(format!("device `{n}`: expected cuda or cuda:<index>"))
                 })?;
             Ok(Device::cuda(index))
         }
-        other => Err(NeuralError::InvalidConfig(format!(
+        other => Err(NeuralError::Device(format!(
             "device `{other}` is not available in this build (available: {}; build with \
              `--features wgpu` or `--features cuda` for GPUs)",
             available_devices().join(", ")

@@ -109,6 +109,12 @@ pub enum NeuralError {
     /// A network config is invalid (zero sizes, too large, inconsistent with the metadata).
     #[error("invalid network config: {0}")]
     InvalidConfig(String),
+    /// The checkpoint was trained for other rules than the game it is asked to play.
+    #[error("{0}")]
+    RulesMismatch(String),
+    /// The compute device named is not available in this build.
+    #[error("{0}")]
+    Device(String),
     /// Input slices have the wrong length for the requested batch.
     #[error("shape error: {0}")]
     Shape(String),
