@@ -770,17 +770,10 @@ impl Trainer {
                 .collect();
             if !others.is_empty() {
                 others.sort();
-                let shown = others
-                    .iter()
-                    .take(3)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                let listed = match others.len() {
-                    n if n > 3 => format!("{shown} and {} more", n - 3),
-                    _ => shown,
-                };
-                return Err(TrainError::NotEmpty(out.to_path_buf(), listed));
+                return Err(TrainError::NotEmpty(
+                    out.to_path_buf(),
+                    uno_agents::neural::summarize(&others),
+                ));
             }
         }
         let mut notes: Vec<String> = Vec::new();
@@ -880,16 +873,12 @@ impl Trainer {
                 };
                 let diff = was.differences(&table.rules);
                 if !diff.is_empty() {
-                    let shown = diff.iter().take(4).cloned().collect::<Vec<_>>().join(", ");
-                    let more = match diff.len() {
-                        n if n > 4 => format!(" and {} more", n - 4),
-                        _ => String::new(),
-                    };
                     return Err(TrainError::Config(format!(
-                        "cannot resume: the run in {} trained on `{}` with other settings than the rules given now ({shown}{more} differ); \
+                        "cannot resume: the run in {} trained on `{}` with other settings than the rules given now ({} differ); \
                          resume with the rules it was trained on (its latest/meta.json holds them), or start a new run from its weights with --init {}",
                         out.display(),
                         t.rules,
+                        uno_agents::neural::summarize(&diff),
                         latest.display()
                     )));
                 }

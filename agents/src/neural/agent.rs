@@ -96,15 +96,20 @@ pub fn playing_mask(game: &Game, state: &State) -> u128 {
     }
 }
 
-/// Writes one seat's observation and boolean mask; returns the legal-action
-/// bits the network chooses from ([`playing_mask`]).
-fn encode_row(game: &Game, state: &State, seat: usize, obs: &mut [f32], mask: &mut [bool]) -> u128 {
+/// Writes one seat's observation and the boolean mask of `m` (the actions
+/// the network chooses from, [`playing_mask`]).
+fn encode_row(
+    game: &Game,
+    state: &State,
+    seat: usize,
+    m: u128,
+    obs: &mut [f32],
+    mask: &mut [bool],
+) {
     encode(game, state, seat, obs).expect("an OBS_SIZE row and a seat of the game's table");
-    let m = playing_mask(game, state);
     for (i, b) in mask.iter_mut().enumerate() {
         *b = m >> i & 1 == 1;
     }
-    m
 }
 
 /// Splits `<dir>?sample` into the directory and whether to sample.
@@ -125,7 +130,7 @@ impl Agent for NeuralAgent {
         if m.count_ones() == 1 {
             return m.trailing_zeros() as usize;
         }
-        encode_row(game, state, seat, &mut self.obs, &mut self.mask);
+        encode_row(game, state, seat, m, &mut self.obs, &mut self.mask);
         let ok = self
             .policy
             .act_batch(&self.obs, &self.mask, 1, &mut self.logits)
@@ -139,14 +144,16 @@ impl Agent for NeuralAgent {
         let mut mask = vec![false; n * NUM_ACTIONS];
         let mut legal = Vec::with_capacity(n);
         for (i, (s, &seat)) in states.iter().zip(seats).enumerate() {
-            let o = &mut obs[i * OBS_SIZE..(i + 1) * OBS_SIZE];
-            legal.push(encode_row(
+            let m = playing_mask(game, s);
+            encode_row(
                 game,
                 s,
                 seat,
-                o,
+                m,
+                &mut obs[i * OBS_SIZE..(i + 1) * OBS_SIZE],
                 &mut mask[i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS],
-            ));
+            );
+            legal.push(m);
         }
         let mut logits = vec![0.0; n * NUM_ACTIONS];
         let ok = self.policy.act_batch(&obs, &mask, n, &mut logits).is_ok();
@@ -250,8 +257,9 @@ pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, Neura
     Ok((!notes.is_empty()).then(|| notes.join("\n")))
 }
 
-/// The first few differing settings, and how many more.
-fn summarize(diff: &[String]) -> String {
+/// The first three of a list of names (differing settings, files), and how
+/// many more: for one-line messages.
+pub fn summarize(diff: &[String]) -> String {
     let shown = diff.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
     match diff.len() {
         n if n > 3 => format!("{shown} and {} more", n - 3),
