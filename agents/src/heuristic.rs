@@ -19,7 +19,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use uno_env::action::{ACCEPT, CALL_UNO, CHALLENGE, COLOUR, DRAW, PASS, TARGET};
-use uno_env::card::{Colour, Face, Kind, NUM_FACES};
+use uno_env::card::{Colour, Face, Kind, NUM_COLOURED_KINDS, NUM_COLOURS, NUM_FACES};
 use uno_env::game::iter_bits;
 use uno_env::rules::{LauncherModel, Supply};
 use uno_env::{Effect, Game, Phase, State};
@@ -125,6 +125,10 @@ struct Memory {
     colour_after: Option<Colour>,
 }
 
+/// Presses whose expected cards [`SupplyModel`] keeps precomputed (every
+/// attack of the presets asks for at most 4).
+const TABLED_PRESSES: usize = 8;
+
 /// Expected-cards model of the supply, built from the public rules.
 #[derive(Clone, Debug)]
 struct SupplyModel {
@@ -134,6 +138,10 @@ struct SupplyModel {
     hazard: Vec<f64>,
     /// Mean cards per firing.
     fire_mean: f64,
+    /// `table[stop][presses]`: [`SupplyModel::expected_by_misses`] for up to
+    /// [`TABLED_PRESSES`] presses, computed once per game (the heuristic asks
+    /// several times per decision).
+    table: [Vec<Vec<f64>>; 2],
 }
 
 impl SupplyModel {
@@ -144,6 +152,7 @@ impl SupplyModel {
                 pile: true,
                 hazard: vec![1.0],
                 fire_mean: 1.0,
+                table: [Vec::new(), Vec::new()],
             };
         }
         let capped = |mean: f64, max: u8| (1.0 + mean).min(max as f64);
@@ -172,11 +181,18 @@ impl SupplyModel {
                 (vec![p], m)
             }
         };
-        SupplyModel {
+        let mut m = SupplyModel {
             pile: false,
             hazard,
             fire_mean,
-        }
+            table: [Vec::new(), Vec::new()],
+        };
+        m.table = [false, true].map(|stop| {
+            (0..=TABLED_PRESSES)
+                .map(|presses| m.expected_by_misses(presses, stop))
+                .collect()
+        });
+        m
     }
 
     /// Expected cards taken by `presses` presses starting at `misses` (stopping at the first firing if `stop`).
@@ -184,6 +200,15 @@ impl SupplyModel {
         if self.pile {
             return presses as f64;
         }
+        let m = misses.min(self.hazard.len() - 1);
+        match self.table[stop as usize].get(presses) {
+            Some(e) => e[m],
+            None => self.expected_by_misses(presses, stop)[m],
+        }
+    }
+
+    /// Expected cards taken by `presses` presses from each miss state.
+    fn expected_by_misses(&self, presses: usize, stop: bool) -> Vec<f64> {
         let l = self.hazard.len();
         // e[m] = expected cards of the remaining presses from miss state m.
         let mut e = vec![0.0; l];
@@ -196,7 +221,7 @@ impl SupplyModel {
             }
             e = next;
         }
-        e[misses.min(l - 1)]
+        e
     }
 }
 
@@ -220,21 +245,19 @@ impl Heuristic {
         }
     }
 
-    fn supply(&mut self, game: &Game) -> SupplyModel {
-        let key = game as *const Game as usize;
-        match &self.supply {
-            Some((k, m)) if *k == key => m.clone(),
-            _ => {
-                let m = SupplyModel::new(game);
-                self.supply = Some((key, m.clone()));
-                m
-            }
-        }
-    }
-
     fn noise(&mut self) -> f64 {
         self.rng.random::<f64>() * 1e-6
     }
+}
+
+/// The faces of the wild kinds, as a range of face indices.
+const WILD_FACES: std::ops::RangeFrom<usize> = NUM_COLOURED_KINDS * NUM_COLOURS..;
+
+/// The coloured faces of colour `c`, in index order.
+fn coloured_faces(c: Colour) -> impl Iterator<Item = Face> {
+    Kind::ALL[..NUM_COLOURED_KINDS]
+        .iter()
+        .filter_map(move |&k| Face::coloured(k, c))
 }
 
 /// Total cards in a face-count vector.
@@ -243,38 +266,41 @@ fn total(counts: &[u8; NUM_FACES]) -> usize {
 }
 
 impl Heuristic {
-    /// Scores naming colour `c` when holding `counts`.
-    fn colour_score(&self, v: &PublicView, counts: &[u8; NUM_FACES], c: Colour) -> f64 {
+    /// The colour to name when holding `counts`: the best score of cards
+    /// held of it, their points, opponents who pressed / drew on it, and
+    /// (a cost) its share of the unseen cards. All four colours are scored
+    /// in one pass over the hand.
+    fn best_colour(&self, v: &PublicView, counts: &[u8; NUM_FACES]) -> Colour {
         let p = &self.params;
-        let mut held = 0.0;
-        let mut pts = 0.0;
+        // Cards held and their points per colour (sums of whole numbers: exact in any order).
+        let mut held = [0.0f64; NUM_COLOURS];
+        let mut pts = [0.0f64; NUM_COLOURS];
         for (f, &n) in counts.iter().enumerate() {
             let face = Face(f as u8);
-            if face.colour() == Some(c) && n > 0 {
-                held += n as f64;
-                pts += n as f64 * v.game.score_of(face) as f64;
+            if let (Some(c), true) = (face.colour(), n > 0) {
+                held[c.index()] += n as f64;
+                pts[c.index()] += n as f64 * v.game.score_of(face) as f64;
             }
         }
-        let mut pressed = 0.0;
+        let mut pressed = [0.0f64; NUM_COLOURS];
+        let next = v.next_seat();
         for o in v.opponents() {
-            if v.pressed_on(o) >> c.index() & 1 == 1 {
-                pressed += if o == v.next_seat() { 1.0 } else { 0.5 };
+            let w = if o == next { 1.0 } else { 0.5 };
+            for (c, slot) in pressed.iter_mut().enumerate() {
+                if v.pressed_on(o) >> c & 1 == 1 {
+                    *slot += w;
+                }
             }
         }
         let unseen = v.unseen();
         let all = unseen.count_ones().max(1) as f64;
-        let of_c = iter_bits(unseen)
-            .filter(|&i| v.game.face_of(i).colour() == Some(c))
-            .count() as f64;
-        held + p.w_colour_points * pts + p.w_colour_pressed * pressed
-            - p.w_colour_unseen * of_c / all
-    }
-
-    fn best_colour(&self, v: &PublicView, counts: &[u8; NUM_FACES]) -> Colour {
         let mut best = Colour::Red;
         let mut best_s = f64::NEG_INFINITY;
         for c in Colour::ALL {
-            let s = self.colour_score(v, counts, c);
+            let i = c.index();
+            let of_c = (unseen & v.game.cards_of_colour(c)).count_ones() as f64;
+            let s = held[i] + p.w_colour_points * pts[i] + p.w_colour_pressed * pressed[i]
+                - p.w_colour_unseen * of_c / all;
             if s > best_s {
                 best_s = s;
                 best = c;
@@ -344,7 +370,7 @@ impl Heuristic {
         let mut extra = 0usize;
         let mut pts = game.score_of(f) as f64;
         if let (Effect::DiscardAll, Some(c)) = (effect, f.colour()) {
-            for g in Face::all().filter(|g| g.colour() == Some(c)) {
+            for g in coloured_faces(c) {
                 extra += rem[g.index()] as usize;
                 pts += rem[g.index()] as f64 * game.score_of(g) as f64;
                 rem[g.index()] = 0;
@@ -358,14 +384,18 @@ impl Heuristic {
         }
         let colour_after = f.colour().unwrap_or_else(|| self.best_colour(v, &rem));
         // Cards that can follow this one (same colour, or same coloured symbol).
-        let follow: usize = Face::all()
-            .filter(|g| {
-                !g.is_wild()
-                    && (g.colour() == Some(colour_after) || (!f.is_wild() && g.kind() == kind))
-            })
+        let mut follow: usize = coloured_faces(colour_after)
             .map(|g| rem[g.index()] as usize)
             .sum();
-        let has_follow = follow > 0 || Face::all().any(|g| g.is_wild() && rem[g.index()] > 0);
+        if !f.is_wild() {
+            follow += Colour::ALL
+                .iter()
+                .filter(|&&c| c != colour_after)
+                .filter_map(|&c| Face::coloured(kind, c))
+                .map(|g| rem[g.index()] as usize)
+                .sum::<usize>();
+        }
+        let has_follow = follow > 0 || rem[WILD_FACES].iter().any(|&n| n > 0);
         let mut s = p.w_follow * follow.min(p.follow_cap) as f64;
         s += pts
             * if danger {
@@ -416,10 +446,9 @@ impl Heuristic {
                     .get(&kind)
                     .is_some_and(|r| r.no_active_colour)
                 {
-                    let active = v.colour();
-                    let holds_active = Face::all().any(|g| {
-                        g.colour().is_some() && g.colour() == active && counts[g.index()] > 0
-                    });
+                    let holds_active = v
+                        .colour()
+                        .is_some_and(|a| coloured_faces(a).any(|g| counts[g.index()] > 0));
                     if holds_active {
                         s -= p.bluff_penalty;
                     }
@@ -433,7 +462,7 @@ impl Heuristic {
             }
             Effect::AllHit { n } => {
                 let cards = sm.expected(n as usize, misses, stop);
-                for o in v.opponents().collect::<Vec<_>>() {
+                for o in v.opponents() {
                     s += self.hit_value(v, o, cards, false);
                 }
             }
@@ -453,11 +482,10 @@ impl Heuristic {
                 }
             }
             Effect::Slap { n } => {
-                let opps: Vec<usize> = v.opponents().collect();
-                let k = opps.len().max(1) as f64;
-                s += opps
-                    .iter()
-                    .map(|&o| self.hit_value(v, o, n as f64, false))
+                let k = v.opponents().count().max(1) as f64;
+                s += v
+                    .opponents()
+                    .map(|o| self.hit_value(v, o, n as f64, false))
                     .sum::<f64>()
                     / k;
             }
@@ -531,20 +559,31 @@ impl Heuristic {
         }
     }
 
+    /// [`Heuristic::decide_with`] and the game's supply model, built once per game.
     fn decide(&mut self, game: &Game, state: &State, seat: usize) -> usize {
+        let key = game as *const Game as usize;
+        let sm = match self.supply.take() {
+            Some((k, m)) if k == key => m,
+            _ => SupplyModel::new(game),
+        };
+        let a = self.decide_with(game, state, seat, &sm);
+        self.supply = Some((key, sm));
+        a
+    }
+
+    fn decide_with(&mut self, game: &Game, state: &State, seat: usize, sm: &SupplyModel) -> usize {
         let v = PublicView::new(game, state, seat);
         let mask = v.legal_mask();
         if mask == 0 {
             return DRAW;
         }
-        let sm = self.supply(game);
         let plays = mask & ((1u128 << DRAW) - 1);
         match v.phase() {
-            Phase::Play => match self.best_play(&v, &sm, plays) {
-                Some((f, s)) if s >= self.press_score(&v, &sm) => f,
+            Phase::Play => match self.best_play(&v, sm, plays) {
+                Some((f, s)) if s >= self.press_score(&v, sm) => f,
                 _ => DRAW,
             },
-            Phase::BonusPlay | Phase::AfterDraw => match self.best_play(&v, &sm, plays) {
+            Phase::BonusPlay | Phase::AfterDraw => match self.best_play(&v, sm, plays) {
                 Some((f, s)) if s >= self.params.keep_drawn_below => f,
                 _ => PASS,
             },
@@ -635,5 +674,57 @@ impl Agent for Heuristic {
     fn reset(&mut self, seed: u64) {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
         self.memory = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn face_shortcuts_match_the_face_table() {
+        for c in Colour::ALL {
+            let fast: Vec<Face> = coloured_faces(c).collect();
+            let slow: Vec<Face> = Face::all().filter(|g| g.colour() == Some(c)).collect();
+            assert_eq!(fast, slow, "{c:?}");
+        }
+        let wild: Vec<usize> = Face::all()
+            .filter(|g| g.is_wild())
+            .map(Face::index)
+            .collect();
+        assert_eq!(wild, (WILD_FACES.start..NUM_FACES).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn tabled_supply_expectations_equal_the_recursion() {
+        // Every preset's supply model: the precomputed table gives the same
+        // numbers, to the bit, as computing them on demand.
+        for preset in [
+            "attack-1999",
+            "attack-2010",
+            "attack-modern",
+            "flash",
+            "classic",
+        ] {
+            let game = Game::new(uno_env::Rules::preset(preset).unwrap(), 4).unwrap();
+            let sm = SupplyModel::new(&game);
+            if sm.pile {
+                assert_eq!(sm.expected(3, 0, false), 3.0);
+                continue;
+            }
+            for presses in 0..=TABLED_PRESSES + 2 {
+                for stop in [false, true] {
+                    let e = sm.expected_by_misses(presses, stop);
+                    for misses in 0..e.len() + 2 {
+                        let want = e[misses.min(e.len() - 1)];
+                        assert_eq!(sm.expected(presses, misses, stop).to_bits(), want.to_bits());
+                    }
+                }
+            }
+            assert!(
+                sm.expected(2, 0, false) > sm.expected(1, 0, false),
+                "{preset}"
+            );
+        }
     }
 }

@@ -7,7 +7,7 @@
 //! specific to an edition.
 
 use crate::action::NUM_ACTIONS;
-use crate::card::{Face, Kind, NUM_COLOURS, NUM_FACES, NUM_KINDS};
+use crate::card::{Colour, Face, Kind, NUM_COLOURS, NUM_FACES, NUM_KINDS};
 use crate::error::ConfigError;
 use crate::rules::{CardCount, Effect, LauncherModel, Rules, Supply, TurnOrder};
 
@@ -276,6 +276,11 @@ impl Game {
     /// Physical cards bearing `face`, as a bit set.
     pub fn cards_of_face(&self, face: Face) -> u128 {
         self.face_cards[face.index()]
+    }
+
+    /// Physical cards whose face has colour `colour` (wilds have none), as a bit set.
+    pub fn cards_of_colour(&self, colour: Colour) -> u128 {
+        self.colour_cards[colour.index()]
     }
 
     /// Every physical card of the deck, as a bit set.
