@@ -427,6 +427,28 @@ fn cli_bench_measures_the_single_agent_env() {
 }
 
 #[test]
+fn cli_bench_threads_zero_means_every_core_as_in_arena_and_train() {
+    let v = cli_json(&[
+        "bench",
+        "--rules",
+        "classic",
+        "--players",
+        "2",
+        "--envs",
+        "16",
+        "--threads",
+        "0",
+        "--seconds",
+        "0.05",
+        "--no-obs",
+        "--json",
+    ]);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let r = &v.as_array().unwrap()[0];
+    assert_eq!(r["threads"], cores.min(16), "{v}");
+}
+
+#[test]
 fn cli_output_into_a_closed_pipe_ends_quietly() {
     // `uno-attack arena … | head -1`: the reader goes away; the program must
     // not panic with "failed printing to stdout".

@@ -1,6 +1,6 @@
 //! `uno-attack bench`: environment throughput with random legal actions.
 
-use super::{CmdResult, load_game};
+use super::{CmdResult, all_cores_if_zero, load_game, parse_threads};
 use uno_env::{EnvConfig, bench};
 
 /// Flags of `bench`.
@@ -15,8 +15,8 @@ pub struct Args {
     /// Games stepped together.
     #[arg(long, default_value_t = 1024)]
     envs: usize,
-    /// Threads.
-    #[arg(long, default_value_t = 1)]
+    /// Threads (0 = all cores; at most 256).
+    #[arg(long, default_value_t = 1, value_parser = parse_threads)]
     threads: usize,
     /// Seconds per measurement.
     #[arg(long, default_value_t = 3.0)]
@@ -39,20 +39,14 @@ pub struct Args {
 }
 
 /// Runs `bench`: with `--no-obs` the engine alone, otherwise both with and without observations.
-pub fn run(a: Args) -> CmdResult {
+pub fn run(mut a: Args) -> CmdResult {
     let game = load_game(&a.rules, a.players)?;
+    a.threads = all_cores_if_zero(a.threads);
     if !(1..=uno_env::MAX_ENVS).contains(&a.envs) {
         return Err(format!(
             "--envs must be between 1 and {}, not {}",
             uno_env::MAX_ENVS,
             a.envs
-        ));
-    }
-    if !(1..=uno_env::MAX_THREADS).contains(&a.threads) {
-        return Err(format!(
-            "--threads must be between 1 and {}, not {}",
-            uno_env::MAX_THREADS,
-            a.threads
         ));
     }
     if !(a.seconds > 0.0 && a.seconds <= 3600.0) {

@@ -36,6 +36,16 @@ pub fn parse_threads(s: &str) -> Result<usize, String> {
     Ok(v)
 }
 
+/// Threads to use for a `--threads` value: 0 means every core (at most
+/// [`uno_env::MAX_THREADS`]), as in `arena`, `train` and `bench`.
+pub fn all_cores_if_zero(threads: usize) -> usize {
+    if threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(uno_env::MAX_THREADS))
+    } else {
+        threads
+    }
+}
+
 /// Loads rules from a preset name or TOML path and compiles them for `players`.
 pub fn load_game(rules: &str, players: usize) -> Result<uno_env::Game, String> {
     let r = uno_env::Rules::load(rules).map_err(|e| e.to_string())?;

@@ -106,11 +106,8 @@ pub fn run(a: Args) -> CmdResult {
     if let Some(v) = a.threads {
         cfg.threads = v;
     }
-    if cfg.threads == 0 {
-        // 0 = every core, as in `arena` (the flag or `threads = 0` in a config).
-        cfg.threads =
-            std::thread::available_parallelism().map_or(1, |n| n.get().min(uno_env::MAX_THREADS));
-    }
+    // 0 = every core, as in `arena` (the flag or `threads = 0` in a config).
+    cfg.threads = super::all_cores_if_zero(cfg.threads);
     if let Some(v) = a.seed {
         cfg.seed = v;
     }
