@@ -1058,7 +1058,7 @@ impl PyAgent {
             return Ok(());
         }
         let notes = uno_agents::neural::check_compatible_all(&self.checkpoints, game)
-            .map_err(|(_, e)| value_error(e))?;
+            .map_err(|(dir, e)| value_error(uno_agents::neural::naming_checkpoint(&dir, &e)))?;
         {
             let mut checked = self.checked.lock().map_err(value_error)?;
             if !seen(&checked) {

@@ -30,7 +30,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use uno_agents::neural::{
-    CheckpointMeta, NetConfig, NeuralPolicy, TableMeta, sample_masked, save_checkpoint,
+    CheckpointMeta, NetConfig, NeuralPolicy, TableMeta, naming_checkpoint, sample_masked,
+    save_checkpoint,
 };
 use uno_agents::{Agent, AgentSpec, ArenaConfig, build, run_arena};
 use uno_env::obs::{OBS_SIZE, ORACLE_SIZE, encode_oracle};
@@ -323,6 +324,10 @@ pub enum TrainError {
     /// Another `train` holds the run directory's lock file.
     #[error("{0}")]
     Locked(String),
+    /// The checkpoint a run starts from (`--init`) or continues (`--resume`)
+    /// cannot be used; the message names it.
+    #[error("{0}")]
+    Checkpoint(String),
 }
 
 /// Lock file a training process holds in its run directory (it contains the
@@ -841,7 +846,8 @@ impl Trainer {
             // config.toml and meta.json record is what trains.
             let mut lc = cfg.learner.clone();
             lc.seed = cfg.seed;
-            let (learner, meta, before) = Learner::resume(&latest, expected, lc.clone())?;
+            let (learner, meta, before) = Learner::resume(&latest, expected, lc.clone())
+                .map_err(|e| TrainError::Checkpoint(naming_checkpoint(&latest, &e)))?;
             let names = |v: Vec<(String, usize)>| {
                 v.iter()
                     .map(|(r, p)| format!("{r} with {p} players"))
@@ -919,7 +925,13 @@ impl Trainer {
                 Some(dir) => {
                     let grow_to = cfg.grow.then(|| net_config(&cfg));
                     let (learner, _) =
-                        Learner::from_policy_checkpoint(dir, expected, lc, grow_to.as_ref())?;
+                        Learner::from_policy_checkpoint(dir, expected, lc, grow_to.as_ref())
+                            .map_err(|e| {
+                                TrainError::Checkpoint(format!(
+                                    "--init: {}",
+                                    naming_checkpoint(dir, &e)
+                                ))
+                            })?;
                     cfg.hidden = learner.net_config().hidden.clone();
                     cfg.layer_norm = learner.net_config().layer_norm;
                     learner

@@ -201,6 +201,50 @@ fn corrupt_or_mismatched_checkpoints_are_errors() {
         .expect("wrong obs version")
         .to_string();
     assert!(err.to_lowercase().contains("obs"), "{err}");
+    // The program names which checkpoint does not fit (the mismatch message
+    // itself does not), in `arena` and in `train --init`.
+    let bin = env!("CARGO_BIN_EXE_uno-attack");
+    let spec = format!("checkpoint:{},random", latest.display());
+    let fresh = out.with_file_name(format!("init-from-mismatch-{}", std::process::id()));
+    for args in [
+        vec![
+            "arena",
+            "--rules",
+            "classic",
+            "--players",
+            "2",
+            "--agents",
+            &spec,
+            "--games",
+            "2",
+        ],
+        vec![
+            "train",
+            "--rules",
+            "classic",
+            "--players",
+            "2",
+            "--steps",
+            "1000",
+            "--init",
+            latest.to_str().unwrap(),
+            "--out",
+            fresh.to_str().unwrap(),
+        ],
+    ] {
+        let o = std::process::Command::new(bin)
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&latest.display().to_string()),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("observation version"), "{args:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&fresh);
     // Garbage meta.json.
     std::fs::write(latest.join("meta.json"), "{ not json").unwrap();
     assert!(uno_agents::neural::NeuralAgent::load(&latest, false, 0).is_err());

@@ -210,6 +210,20 @@ pub fn check_compatible_all(
     Ok(notes)
 }
 
+/// `e`'s message, naming checkpoint `dir` first unless the message already
+/// does (a size or version mismatch does not, a corrupt file does): with
+/// several checkpoints on the command line, the user learns which one.
+pub fn naming_checkpoint(dir: &Path, e: &dyn std::fmt::Display) -> String {
+    let message = e.to_string();
+    let (dir, _) = split_sample(dir);
+    let shown = dir.display().to_string();
+    if message.contains(&shown) {
+        message
+    } else {
+        format!("checkpoint {shown}: {message}")
+    }
+}
+
 /// Checks that a checkpoint was trained for these rules: its observation
 /// version and sizes and its rules name (one of its tables' names, for a run
 /// on several tables) must match. A different table size (the observation is

@@ -13,8 +13,8 @@ mod policy;
 use std::path::PathBuf;
 
 pub use agent::{
-    EXPECTED, NeuralAgent, build_checkpoint, check_compatible, check_compatible_all, playing_mask,
-    register, summarize,
+    EXPECTED, NeuralAgent, build_checkpoint, check_compatible, check_compatible_all,
+    naming_checkpoint, playing_mask, register, summarize,
 };
 pub use checkpoint::{
     CHECKPOINT_FORMAT_VERSION, CheckpointMeta, META_FILE, MODEL_FILE, OPTIM_FILE, TableMeta,

@@ -62,8 +62,8 @@ pub fn run(a: Args) -> CmdResult {
         .iter()
         .flat_map(uno_agents::AgentSpec::checkpoints)
         .collect();
-    for note in
-        uno_agents::neural::check_compatible_all(&dirs, &game).map_err(|(_, e)| e.to_string())?
+    for note in uno_agents::neural::check_compatible_all(&dirs, &game)
+        .map_err(|(dir, e)| uno_agents::neural::naming_checkpoint(&dir, &e))?
     {
         eprintln!("{note}");
     }
