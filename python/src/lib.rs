@@ -210,14 +210,22 @@ fn rules_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Rules> {
     let spec: String = if obj.cast::<PyString>().is_ok() {
         obj.extract()?
     } else {
-        // os.PathLike
+        // os.PathLike (a str one: bytes paths and bytes are refused by name).
+        let kind = obj
+            .get_type()
+            .name()
+            .map_or_else(|_| "?".to_string(), |n| n.to_string());
+        let bad = || {
+            value_error(format!(
+                "rules must be a preset name, a TOML path or text, or a dict, not {kind}"
+            ))
+        };
         obj.py()
             .import("os")?
             .call_method1("fspath", (obj,))
-            .map_err(|_| {
-                value_error("rules must be a preset name, a TOML path or text, or a dict")
-            })?
-            .extract()?
+            .map_err(|_| bad())?
+            .extract()
+            .map_err(|_| bad())?
     };
     let trimmed = spec.trim();
     if !PRESETS.contains(&trimmed)

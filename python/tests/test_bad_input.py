@@ -150,3 +150,39 @@ def test_describe_obs_takes_one_row_of_any_numbers():
         ua.describe_obs(np.zeros(ua.OBS_SIZE + 1, np.float32))
     with pytest.raises(TypeError, match="an observation must be an array"):
         ua.describe_obs("hand")
+
+
+def test_rules_of_a_wrong_type_name_the_type():
+    """bytes (also a bytes path) and numbers are refused with the accepted forms and the type given."""
+    for bad, kind in ((b"classic", "bytes"), (3, "int"), (bytearray(b"x"), "bytearray")):
+        with pytest.raises(ValueError, match=f"preset name.*not {kind}"):
+            ua.Game(bad)
+    assert ua.Game(pathlib_preset()).num_players == 4
+
+
+def pathlib_preset():
+    """A str os.PathLike to a rules file (still accepted)."""
+    import pathlib
+    import tempfile
+
+    f = tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False)
+    f.write('preset = "classic"\n')
+    f.close()
+    return pathlib.Path(f.name)
+
+
+def test_a_mismatched_opponent_checkpoint_is_named(tmp_path):
+    """With several checkpoints seated, the error says which one does not fit."""
+    import json
+    import shutil
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    shipped = os.path.join(here, "..", "..", "checkpoints", "classic-2p")
+    bad = tmp_path / "bumped"
+    shutil.copytree(shipped, bad)
+    meta = json.loads((bad / "meta.json").read_text())
+    meta["obs_version"] += 5
+    (bad / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="observation version") as e:
+        ua.VecEnv("classic", 2, 4, seed=0, opponents=f"checkpoint:{bad}")
+    assert str(bad) in str(e.value)
