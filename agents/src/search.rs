@@ -13,7 +13,9 @@
 //! a *paired* difference between an action and the base's choice. The search
 //! plays the action with the largest mean difference if that mean is more
 //! than `z` standard errors above zero, and the base's choice otherwise: with
-//! few samples it falls back to the base agent rather than to noise.
+//! few samples it falls back to the base agent rather than to noise. (Each
+//! action's samples count one tie more, so that samples which all agree, with
+//! no spread, overrule the base only when there are more than `z` of them.)
 //!
 //! It reads no hidden information: the real state is used only through the
 //! resampling, which keeps exactly what the seat sees. It assumes every seat
@@ -171,14 +173,12 @@ impl Agent for Search {
             }
         }
         // Leave the base's choice only for an action whose mean paired gain
-        // is `z` standard errors above zero.
-        let n = self.params.samples as f64;
+        // is `z` standard errors above zero (see `gain`).
         let mut best = (fallback, 0.0f64);
         for a in uno_env::game::iter_bits(mask).filter(|&a| a != fallback) {
-            let mean = sum[a] / n;
-            let var = (sq[a] / n - mean * mean).max(0.0);
-            let se = (var / n).sqrt();
-            if mean > best.1 && mean > self.params.z * se {
+            if let Some(mean) = gain(sum[a], sq[a], self.params.samples, self.params.z)
+                && mean > best.1
+            {
                 best = (a, mean);
             }
         }
@@ -189,6 +189,22 @@ impl Agent for Search {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
         self.me.reset(mix_seed(seed, 1));
     }
+}
+
+/// The mean paired gain of an action over the base's choice, if it is more
+/// than `z` standard errors above zero: `sum` and `sq` are the sum and the
+/// sum of squares of its differences on `samples` samples. Every action's
+/// samples get one more, a tie (difference 0, adding nothing to the sums):
+/// the mean shrinks towards the base's choice and the (unbiased) variance
+/// is never zero, so samples that all agree overrule the base only when
+/// there are more than `z` of them (their mean is then exactly `samples`
+/// standard errors above zero), and one sample never does at z >= 1.
+fn gain(sum: f64, sq: f64, samples: u64, z: f64) -> Option<f64> {
+    let n = samples as f64 + 1.0;
+    let mean = sum / n;
+    let var = ((sq - n * mean * mean) / (n - 1.0)).max(0.0);
+    let se = (var / n).sqrt();
+    (mean > 0.0 && mean > z * se).then_some(mean)
 }
 
 #[cfg(test)]
@@ -287,19 +303,51 @@ mod tests {
 
     #[test]
     fn keeps_the_base_choice_without_significant_evidence() {
-        // With an unreachable margin the search plays exactly its base.
+        // With an unreachable margin the search plays exactly its base, also
+        // with one sample or a few that all agree (no spread: a zero standard
+        // error used to let any gain through, whatever the margin).
         let game = Game::new(Rules::preset("attack-2010").unwrap(), 3).unwrap();
-        let params = SearchParams {
-            samples: 4,
-            z: 1e9,
-            base: "first-legal".into(),
-        };
-        let mut search = Search::new(params, 1).unwrap();
-        let mut s = game.new_state(2);
-        while let Some(p) = s.current_player() {
-            let a = search.act(&game, &s, p);
-            assert_eq!(a, game.legal_actions(&s)[0]);
-            game.apply(&mut s, a).unwrap();
+        for samples in [1, 2, 4, 16] {
+            for z in [1e9, 2.0] {
+                if z == 2.0 && samples > 2 {
+                    continue; // a real margin: 4 agreeing samples may overrule
+                }
+                let params = SearchParams {
+                    samples,
+                    z,
+                    base: "first-legal".into(),
+                };
+                let mut search = Search::new(params, 1).unwrap();
+                for seed in 0..6 {
+                    let mut s = game.new_state(seed);
+                    while let Some(p) = s.current_player() {
+                        let a = search.act(&game, &s, p);
+                        assert_eq!(a, game.legal_actions(&s)[0], "{samples} samples, z {z}");
+                        game.apply(&mut s, a).unwrap();
+                    }
+                }
+            }
         }
+    }
+
+    #[test]
+    fn agreeing_samples_overrule_the_base_only_beyond_the_margin() {
+        // k samples that all give the same gain d (no spread): mean k d /
+        // (k + 1), standard error d / (k + 1), so exactly k standard errors.
+        for k in 1..=10u64 {
+            for z in [0.5, 1.0, 2.0, 3.5, 1e9] {
+                for d in [1.0, 0.25] {
+                    let got = gain(k as f64 * d, k as f64 * d * d, k, z);
+                    assert_eq!(got.is_some(), k as f64 > z, "{k} samples of {d}, z {z}");
+                }
+            }
+        }
+        // By hand: differences 1, 1, 0 and the tie: mean 0.5, unbiased
+        // variance (2 - 4 * 0.25) / 3 = 1/3, standard error sqrt(1/12):
+        // 1.732 standard errors.
+        assert_eq!(gain(2.0, 2.0, 3, 1.7), Some(0.5));
+        assert_eq!(gain(2.0, 2.0, 3, 1.8), None);
+        // A loss never overrules.
+        assert_eq!(gain(-3.0, 3.0, 3, 0.0), None);
     }
 }
