@@ -142,17 +142,22 @@ struct SupplyModel {
     /// [`TABLED_PRESSES`] presses, computed once per game (the heuristic asks
     /// several times per decision).
     table: [Vec<Vec<f64>>; 2],
+    /// The rules it was built from (checked at every decision, so that an
+    /// agent moved to another game never uses a stale model).
+    source: (Supply, LauncherModel),
 }
 
 impl SupplyModel {
     fn new(game: &Game) -> Self {
         let rules = game.rules();
+        let source = (rules.supply, rules.launcher.clone());
         if rules.supply == Supply::Pile {
             return SupplyModel {
                 pile: true,
                 hazard: vec![1.0],
                 fire_mean: 1.0,
                 table: [Vec::new(), Vec::new()],
+                source,
             };
         }
         let capped = |mean: f64, max: u8| (1.0 + mean).min(max as f64);
@@ -186,6 +191,7 @@ impl SupplyModel {
             hazard,
             fire_mean,
             table: [Vec::new(), Vec::new()],
+            source,
         };
         m.table = [false, true].map(|stop| {
             (0..=TABLED_PRESSES)
@@ -193,6 +199,12 @@ impl SupplyModel {
                 .collect()
         });
         m
+    }
+
+    /// True when this model was built from `game`'s supply rules.
+    fn fits(&self, game: &Game) -> bool {
+        let rules = game.rules();
+        self.source.0 == rules.supply && self.source.1 == rules.launcher
     }
 
     /// Expected cards taken by `presses` presses starting at `misses` (stopping at the first firing if `stop`).
@@ -231,7 +243,7 @@ pub struct Heuristic {
     pub params: HeuristicParams,
     rng: ChaCha8Rng,
     memory: Option<Memory>,
-    supply: Option<(usize, SupplyModel)>,
+    supply: Option<SupplyModel>,
 }
 
 impl Heuristic {
@@ -559,15 +571,15 @@ impl Heuristic {
         }
     }
 
-    /// [`Heuristic::decide_with`] and the game's supply model, built once per game.
+    /// [`Heuristic::decide_with`] and the game's supply model, built once
+    /// per game (again when the agent meets other supply rules).
     fn decide(&mut self, game: &Game, state: &State, seat: usize) -> usize {
-        let key = game as *const Game as usize;
         let sm = match self.supply.take() {
-            Some((k, m)) if k == key => m,
+            Some(m) if m.fits(game) => m,
             _ => SupplyModel::new(game),
         };
         let a = self.decide_with(game, state, seat, &sm);
-        self.supply = Some((key, sm));
+        self.supply = Some(sm);
         a
     }
 
@@ -674,6 +686,7 @@ impl Agent for Heuristic {
     fn reset(&mut self, seed: u64) {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
         self.memory = None;
+        self.supply = None;
     }
 }
 
@@ -693,6 +706,35 @@ mod tests {
             .map(Face::index)
             .collect();
         assert_eq!(wild, (WILD_FACES.start..NUM_FACES).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn the_supply_model_follows_the_game_at_the_same_address() {
+        // One agent, two games in the same place in memory (Python's
+        // `Agent.act` across games can do this): the model must be rebuilt.
+        let game = |preset: &str| Game::new(uno_env::Rules::preset(preset).unwrap(), 2).unwrap();
+        let mut slot = Box::new(game("classic"));
+        let mut h = Heuristic::new(HeuristicParams::default(), 0);
+        let decide = |h: &mut Heuristic, g: &Game| {
+            let s = g.new_state(1);
+            let p = s.current_player().unwrap();
+            h.act(g, &s, p);
+            h.supply.as_ref().map(|m| m.pile)
+        };
+        assert_eq!(decide(&mut h, &slot), Some(true));
+        *slot = game("attack-2010");
+        assert_eq!(decide(&mut h, &slot), Some(false));
+        assert_ne!(h.supply.as_ref().unwrap().hazard, vec![0.35]);
+        let bernoulli = "preset = \"attack-2010\"\n[launcher]\nmodel = \"bernoulli\"\np = 0.35\n";
+        *slot = Game::new(uno_env::Rules::from_toml_str(bernoulli).unwrap(), 2).unwrap();
+        decide(&mut h, &slot);
+        assert_eq!(
+            h.supply.as_ref().unwrap().hazard,
+            vec![0.35],
+            "the new launcher"
+        );
+        h.reset(0);
+        assert!(h.supply.is_none());
     }
 
     #[test]
