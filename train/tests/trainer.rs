@@ -185,6 +185,20 @@ fn corrupt_or_mismatched_checkpoints_are_errors() {
         .unwrap()
         .expect("a note");
     assert!(note.contains("options.hand_size"), "{note}");
+    // The same rules under another name play (with a note); other cards
+    // under the trained name are refused (they are another game).
+    let renamed = Rules::from_toml_str("preset = \"classic\"\nname = \"house\"\n").unwrap();
+    let renamed = uno_env::Game::new(renamed, 2).unwrap();
+    let note = uno_agents::neural::check_compatible(&latest, &renamed)
+        .unwrap()
+        .expect("a note");
+    assert!(note.contains("the same rules as `house`"), "{note}");
+    let impostor = Rules::from_toml_str("preset = \"attack-2010\"\nname = \"classic\"\n").unwrap();
+    let impostor = uno_env::Game::new(impostor, 2).unwrap();
+    let err = uno_agents::neural::check_compatible(&latest, &impostor)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("other cards"), "{err}");
     // Truncated weights.
     let bytes = std::fs::read(latest.join("model.bpk")).unwrap();
     std::fs::write(latest.join("model.bpk"), &bytes[..bytes.len() / 3]).unwrap();

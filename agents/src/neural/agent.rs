@@ -15,7 +15,9 @@ use uno_env::action::DRAW;
 use uno_env::obs::{OBS_SIZE, encode};
 use uno_env::{Game, NUM_ACTIONS, OBS_VERSION, Phase, State};
 
-use super::{CheckpointMeta, NeuralError, NeuralPolicy, masked_argmax, read_meta, sample_masked};
+use super::{
+    CheckpointMeta, NeuralError, NeuralPolicy, TableMeta, masked_argmax, read_meta, sample_masked,
+};
 use crate::agent::Agent;
 use crate::error::AgentError;
 
@@ -234,7 +236,36 @@ pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, Neura
     let meta = read_meta(&dir)?;
     meta.check_loadable(EXPECTED)?;
     let name = &game.rules().name;
-    let Some(table) = meta.table_for(name, game.num_players()) else {
+    let mut notes = Vec::new();
+    // By name, or else by content: the same rules under another name (a
+    // rules file that copies a preset and renames it) play too.
+    let by_content = || {
+        let tables = meta.all_tables();
+        let same: Vec<TableMeta> = tables
+            .into_iter()
+            .filter(|t| {
+                t.trained_rules()
+                    .is_some_and(|r| r.differences(game.rules()).is_empty())
+            })
+            .collect();
+        let found = same
+            .iter()
+            .find(|t| t.players == game.num_players())
+            .or(same.first())
+            .cloned();
+        found
+    };
+    let table = match meta.table_for(name, game.num_players()) {
+        Some(t) => Some(t),
+        None => by_content().inspect(|t| {
+            notes.push(format!(
+                "note: checkpoint {} was trained on `{}`, the same rules as `{name}`",
+                dir.display(),
+                t.rules
+            ))
+        }),
+    };
+    let Some(table) = table else {
         let mut trained: Vec<String> = Vec::new();
         for t in &meta.all_tables() {
             let quoted = format!("`{}`", t.rules);
@@ -248,7 +279,6 @@ pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, Neura
             trained.join(", ")
         )));
     };
-    let mut notes = Vec::new();
     if table.players != game.num_players() {
         notes.push(format!(
             "note: checkpoint {} was trained with {} players, playing with {}",
@@ -259,6 +289,22 @@ pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, Neura
     }
     if let Some(trained) = table.trained_rules() {
         let diff = trained.differences(game.rules());
+        // Other cards (the deck, what a kind does, launcher or draw pile)
+        // make another game under the same name; other options and
+        // launcher odds, a variant it can play.
+        let cards: Vec<String> = diff
+            .iter()
+            .filter(|p| ["deck", "kinds", "supply"].contains(&p.split('.').next().unwrap_or("")))
+            .cloned()
+            .collect();
+        if !cards.is_empty() {
+            return Err(NeuralError::RulesMismatch(format!(
+                "checkpoint {} was trained on `{}` with other cards ({}): these are other rules under the same name",
+                dir.display(),
+                table.rules,
+                summarize(&cards)
+            )));
+        }
         if !diff.is_empty() {
             notes.push(format!(
                 "note: checkpoint {} was trained on `{}` with other settings ({}): it plays, but these rules are new to it",
