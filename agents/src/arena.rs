@@ -76,11 +76,13 @@ pub struct AgentResult {
     pub chance: f64,
     /// Mean points won per game (the round winner scores every card left in the other hands).
     pub points_won: f64,
-    /// Mean points left in its hand per seat in games that seat did not win.
-    pub points_held: f64,
+    /// Mean points left in its hand per seat in games that seat did not win
+    /// (`None`, JSON `null`, when its seats won every game).
+    pub points_held: Option<f64>,
     /// Mean rank per seat (1 = went out; others by cards then points left; ties share the mean rank).
     pub mean_rank: f64,
-    /// Wins by seat (first-player bias shows here).
+    /// Wins by seat index (seats are table positions: the dealer, and so the
+    /// first to play, is drawn at random each deal, C-2).
     pub wins_by_seat: Vec<u64>,
 }
 
@@ -304,7 +306,7 @@ fn run_on(
                 win_ci: [lo, hi],
                 chance: per as f64 / n as f64,
                 points_won: pts[a] as f64 / games as f64,
-                points_held: held[a] as f64 / held_n[a].max(1) as f64,
+                points_held: (held_n[a] > 0).then(|| held[a] as f64 / held_n[a] as f64),
                 mean_rank: rank[a] / (games as f64 * per as f64),
                 wins_by_seat: by_seat[a].clone(),
             }
@@ -351,7 +353,7 @@ impl fmt::Display for ArenaReport {
         for a in &self.agents {
             writeln!(
                 f,
-                "{:<w$}  {:>7}  {:>7}  {:>5.1}% [{:>4.1},{:>4.1}]  {:>5.1}%  {:>9.2}  {:>9.2}  {:>5.2}",
+                "{:<w$}  {:>7}  {:>7}  {:>5.1}% [{:>4.1},{:>4.1}]  {:>5.1}%  {:>9.2}  {:>9}  {:>5.2}",
                 a.spec,
                 a.games,
                 a.wins,
@@ -360,7 +362,7 @@ impl fmt::Display for ArenaReport {
                 100.0 * a.win_ci[1],
                 100.0 * a.chance,
                 a.points_won,
-                a.points_held,
+                a.points_held.map_or("n/a".into(), |p| format!("{p:.2}")),
                 a.mean_rank
             )?;
         }

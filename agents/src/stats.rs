@@ -30,18 +30,23 @@ pub fn wilson(wins: u64, n: u64, z: f64) -> (f64, f64) {
 }
 
 /// Difference of two win rates measured in the same `n` games (each game won by
-/// at most one of the two), with a normal-approximation interval from the
-/// multinomial variance `(pa + pb - (pa - pb)^2) / n`.
+/// at most one of the two): the observed difference and the adjusted Wald
+/// interval of Bonett and Price (2012) for paired proportions — one win
+/// added to each agent and two games to `n`, then the multinomial variance
+/// `(pa + pb - (pa - pb)^2) / (n + 2)` — clamped to [-1, 1]. Unlike the
+/// plain normal interval it keeps a width at 0 % / 100 % and stays inside
+/// [-1, 1] for small `n`; at thousands of games the two agree.
 pub fn diff_ci(wins_a: u64, wins_b: u64, n: u64, z: f64) -> (f64, f64, f64) {
     if n == 0 {
         return (0.0, -1.0, 1.0);
     }
     let nf = n as f64;
-    let (pa, pb) = (wins_a as f64 / nf, wins_b as f64 / nf);
-    let d = pa - pb;
-    let var = ((pa + pb - d * d) / nf).max(0.0);
-    let half = z * var.sqrt();
-    (d, d - half, d + half)
+    let d = (wins_a as f64 - wins_b as f64) / nf;
+    let m = nf + 2.0;
+    let (pa, pb) = ((wins_a as f64 + 1.0) / m, (wins_b as f64 + 1.0) / m);
+    let centre = pa - pb;
+    let half = z * ((pa + pb - centre * centre) / m).max(0.0).sqrt();
+    (d, (centre - half).max(-1.0), (centre + half).min(1.0))
 }
 
 /// Bradley–Terry strengths from a win matrix (`wins[i][j]` = games i won against j),
@@ -108,6 +113,30 @@ mod tests {
             (lo - 0.2553).abs() < 1e-3 && (hi - 0.3662).abs() < 1e-3,
             "{lo} {hi}"
         );
+    }
+
+    #[test]
+    fn difference_interval_by_hand_and_at_the_edges() {
+        // 8 wins to 2 in 10 games: the observed +0.6; adjusted rates 9/12 and
+        // 3/12, centre 0.5, variance (1 - 0.25) / 12 = 0.0625, half-width
+        // 1.96 * 0.25 = 0.49.
+        let (d, lo, hi) = diff_ci(8, 2, 10, Z95);
+        assert!((d - 0.6).abs() < 1e-12);
+        assert!((lo - (0.5 - Z95 * 0.25)).abs() < 1e-12, "{lo}");
+        assert!((hi - (0.5 + Z95 * 0.25)).abs() < 1e-12, "{hi}");
+        // Inside [-1, 1], and never of zero width, at 100 % and small n
+        // (the plain normal interval gave [+42.8, +117.2] points for 9 to 1
+        // and [+100, +100] for one game).
+        for (a, b, n) in [(9, 1, 10), (1, 0, 1), (0, 1, 1), (5, 0, 5), (0, 0, 3)] {
+            let (d, lo, hi) = diff_ci(a, b, n, Z95);
+            assert!((-1.0..=1.0).contains(&lo) && (-1.0..=1.0).contains(&hi));
+            assert!(lo < hi, "{a}:{b} of {n}: [{lo}, {hi}]");
+            assert!(lo <= d && d <= hi, "{a}:{b} of {n}: {d} in [{lo}, {hi}]");
+        }
+        // At arena sizes it is the normal interval to three decimals.
+        let (d, lo, hi) = diff_ci(10_340, 9_660, 20_000, Z95);
+        let half = Z95 * ((0.517 + 0.483 - d * d) / 20_000.0).sqrt();
+        assert!((lo - (d - half)).abs() < 1e-4 && (hi - (d + half)).abs() < 1e-4);
     }
 
     #[test]

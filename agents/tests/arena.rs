@@ -291,3 +291,26 @@ fn hand_written_agents_play_as_recorded() {
         assert_eq!(total, decisions, "{preset}: decisions");
     }
 }
+
+#[test]
+fn an_agent_that_won_every_game_holds_no_points_figure() {
+    // One game: the winner never held cards at a round's end, so its
+    // points-held mean is absent (it used to print 0.00); the loser's is not.
+    let cfg = ArenaConfig {
+        rules: Rules::preset("classic").unwrap(),
+        players: 2,
+        agents: specs(&["heuristic", "random"]),
+        games: 1,
+        seed: 1,
+        threads: 1,
+    };
+    let r = run_arena(&cfg, None).unwrap();
+    for a in &r.agents {
+        assert_eq!(a.points_held.is_none(), a.wins == 1, "{a:?}");
+    }
+    let d = r.diff.unwrap();
+    assert!(
+        d.ci[0] >= -1.0 && d.ci[1] <= 1.0 && d.ci[0] < d.ci[1],
+        "{d:?}"
+    );
+}

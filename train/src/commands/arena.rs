@@ -67,6 +67,20 @@ pub fn run(a: Args) -> CmdResult {
     {
         eprintln!("{note}");
     }
+    // Each block of K games (K agents; 2 per league pairing) seats every
+    // agent in every seat class once: a part block tilts the seating.
+    let block = if a.league { 2 } else { specs.len() as u64 };
+    if a.games % block != 0 {
+        eprintln!(
+            "note: {} games is not a multiple of {block} ({}): every agent sits in every seat equally only over whole blocks of {block} games",
+            a.games,
+            if a.league {
+                "the agents of a pairing"
+            } else {
+                "the number of agents"
+            }
+        );
+    }
     if a.league {
         let pairs = (specs.len() * specs.len().saturating_sub(1) / 2) as u64;
         let cfg = LeagueConfig {
