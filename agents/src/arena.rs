@@ -128,6 +128,68 @@ struct Outcome {
     rank: Vec<f64>,
 }
 
+/// Per-agent sums over games (see [`run_arena`]).
+struct Tally {
+    wins: Vec<u64>,
+    pts: Vec<u64>,
+    held: Vec<u64>,
+    held_n: Vec<u64>,
+    rank: Vec<f64>,
+    by_seat: Vec<Vec<u64>>,
+    truncated: u64,
+    decisions: u64,
+}
+
+impl Tally {
+    fn new(k: usize, n: usize) -> Self {
+        Tally {
+            wins: vec![0; k],
+            pts: vec![0; k],
+            held: vec![0; k],
+            held_n: vec![0; k],
+            rank: vec![0.0; k],
+            by_seat: vec![vec![0; n]; k],
+            truncated: 0,
+            decisions: 0,
+        }
+    }
+
+    /// Adds game `g`'s outcome to its agents' sums.
+    fn add(&mut self, g: u64, o: &Outcome) {
+        let (k, n) = (self.wins.len(), o.rank.len());
+        self.truncated += o.truncated as u64;
+        self.decisions += o.decisions as u64;
+        for (s, (&r, &h)) in o.rank.iter().zip(&o.held).enumerate() {
+            let a = seat_assignment(n, k, g, s);
+            self.rank[a] += r;
+            if o.winner == Some(s) {
+                self.wins[a] += 1;
+                self.pts[a] += o.points as u64;
+                self.by_seat[a][s] += 1;
+            } else {
+                self.held[a] += h as u64;
+                self.held_n[a] += 1;
+            }
+        }
+    }
+
+    /// The sums of two tallies.
+    fn merge(mut self, o: Tally) -> Tally {
+        let add = |a: &mut Vec<u64>, b: &[u64]| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        add(&mut self.wins, &o.wins);
+        add(&mut self.pts, &o.pts);
+        add(&mut self.held, &o.held);
+        add(&mut self.held_n, &o.held_n);
+        self.rank.iter_mut().zip(&o.rank).for_each(|(x, y)| *x += y);
+        for (a, b) in self.by_seat.iter_mut().zip(&o.by_seat) {
+            add(a, b);
+        }
+        self.truncated += o.truncated;
+        self.decisions += o.decisions;
+        self
+    }
+}
+
 type Seats = Vec<Vec<Box<dyn Agent + Send>>>;
 
 fn build_seats(specs: &[AgentSpec], per: usize) -> Result<Seats, AgentError> {
@@ -249,7 +311,10 @@ fn run_on(
     let per = n / k;
     // Fail early (and with a clear error) if an agent cannot be built.
     build_seats(&cfg.agents, 1)?;
-    let outcomes: Vec<Outcome> = pool.install(|| {
+    // Each thread adds its games into its own tally (memory does not grow
+    // with the number of games); the tallies are sums of whole numbers and
+    // halves, exact in any order, so any thread count gives the same report.
+    let t: Tally = pool.install(|| {
         (0..cfg.games)
             .into_par_iter()
             .map_init(
@@ -263,36 +328,30 @@ fn run_on(
                     if let Some(p) = progress {
                         p(d, total);
                     }
-                    o
+                    o.map(|o| (g, o))
                 },
             )
-            .collect::<Result<Vec<_>, _>>()
+            .try_fold(
+                || Tally::new(k, n),
+                |mut t, r| {
+                    let (g, o) = r?;
+                    t.add(g, &o);
+                    Ok::<_, AgentError>(t)
+                },
+            )
+            .try_reduce(|| Tally::new(k, n), |a, b| Ok(a.merge(b)))
     })?;
     let names: Vec<String> = cfg.agents.iter().map(|a| a.to_string()).collect();
-    let mut wins = vec![0u64; k];
-    let mut pts = vec![0u64; k];
-    let mut held = vec![0u64; k];
-    let mut held_n = vec![0u64; k];
-    let mut rank = vec![0f64; k];
-    let mut by_seat = vec![vec![0u64; n]; k];
-    let mut truncated = 0;
-    let mut decisions = 0u64;
-    for (g, o) in outcomes.iter().enumerate() {
-        truncated += o.truncated as u64;
-        decisions += o.decisions as u64;
-        for (s, (&r, &h)) in o.rank.iter().zip(&o.held).enumerate() {
-            let a = seat_assignment(n, k, g as u64, s);
-            rank[a] += r;
-            if o.winner == Some(s) {
-                wins[a] += 1;
-                pts[a] += o.points as u64;
-                by_seat[a][s] += 1;
-            } else {
-                held[a] += h as u64;
-                held_n[a] += 1;
-            }
-        }
-    }
+    let Tally {
+        wins,
+        pts,
+        held,
+        held_n,
+        rank,
+        by_seat,
+        truncated,
+        decisions,
+    } = t;
     let games = cfg.games;
     let agents: Vec<AgentResult> = (0..k)
         .map(|a| {

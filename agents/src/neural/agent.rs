@@ -248,12 +248,10 @@ pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, Neura
                     .is_some_and(|r| r.differences(game.rules()).is_empty())
             })
             .collect();
-        let found = same
-            .iter()
+        same.iter()
             .find(|t| t.players == game.num_players())
             .or(same.first())
-            .cloned();
-        found
+            .cloned()
     };
     let table = match meta.table_for(name, game.num_players()) {
         Some(t) => Some(t),

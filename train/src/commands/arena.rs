@@ -70,7 +70,7 @@ pub fn run(a: Args) -> CmdResult {
     // Each block of K games (K agents; 2 per league pairing) seats every
     // agent in every seat class once: a part block tilts the seating.
     let block = if a.league { 2 } else { specs.len() as u64 };
-    if a.games % block != 0 {
+    if !a.games.is_multiple_of(block) {
         eprintln!(
             "note: {} games is not a multiple of {block} ({}): every agent sits in every seat equally only over whole blocks of {block} games",
             a.games,
