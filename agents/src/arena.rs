@@ -492,6 +492,9 @@ pub fn run_league(
     if k < 2 {
         return Err(AgentError::LeagueTooSmall(k));
     }
+    if !cfg.players.is_multiple_of(2) {
+        return Err(AgentError::LeagueOddTable(cfg.players));
+    }
     let game = Game::new(cfg.rules.clone(), cfg.players)?;
     let pool = pool(cfg.threads)?;
     let pairs: Vec<(usize, usize)> = (0..k)

@@ -48,6 +48,11 @@ pub enum AgentError {
     /// The rules or table size are invalid.
     #[error("invalid game: {0}")]
     Game(#[from] uno_env::ConfigError),
+    /// A league pairs two agents at a table: the table needs an even number of seats.
+    #[error(
+        "a league seats two agents at each table, so it needs an even number of players, not {0}"
+    )]
+    LeagueOddTable(usize),
     /// The arena was given no agents, or a count that does not divide the seats.
     #[error(
         "{agents} agent(s) cannot share {players} seats evenly: the number of agents must divide the number of players"

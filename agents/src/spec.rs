@@ -93,7 +93,9 @@ pub fn parse_spec(s: &str) -> Result<AgentSpec, AgentError> {
         "heuristic" => Ok(AgentSpec::Heuristic(parse_overrides(opts.unwrap_or(""))?)),
         "search" => Ok(AgentSpec::Search(parse_overrides(opts.unwrap_or(""))?)),
         "checkpoint" => match opts {
-            Some(p) if !p.is_empty() => Ok(AgentSpec::Checkpoint(PathBuf::from(p))),
+            Some(p) if !p.strip_suffix("?sample").unwrap_or(p).is_empty() => {
+                Ok(AgentSpec::Checkpoint(PathBuf::from(p)))
+            }
             _ => Err(AgentError::MissingCheckpointPath),
         },
         _ => Err(AgentError::UnknownAgent(s.to_string())),
@@ -146,9 +148,15 @@ where
         given.push(k);
         let Some(old) = map.get(k) else {
             let known: Vec<&String> = map.keys().collect();
+            // After `base=`, a comma ends the base's options (see `search`).
+            let hint = if given.contains(&"base") {
+                "; a search's base takes at most one option of its own (a comma starts the next search option)"
+            } else {
+                ""
+            };
             return Err(AgentError::BadParam {
                 key: k.to_string(),
-                reason: format!("unknown parameter (known: {known:?})"),
+                reason: format!("unknown parameter (known: {known:?}){hint}"),
             });
         };
         let new = match old {

@@ -314,3 +314,29 @@ fn an_agent_that_won_every_game_holds_no_points_figure() {
         "{d:?}"
     );
 }
+
+#[test]
+fn confusing_specs_and_tables_get_messages_that_say_why() {
+    // `checkpoint:?sample` has no path (it used to look for a directory "").
+    let e = parse_spec("checkpoint:?sample").unwrap_err().to_string();
+    assert!(e.contains("needs a path"), "{e}");
+    // A second option of a search's base is read as a search option: say so.
+    let e = parse_spec("search:base=heuristic:danger_cards=1,wild_penalty=2")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("wild_penalty") && e.contains("base takes at most one"),
+        "{e}"
+    );
+    // A league at an odd table: the pairs cannot share it (it blamed the agent count).
+    let cfg = LeagueConfig {
+        rules: Rules::preset("classic").unwrap(),
+        players: 3,
+        specs: specs(&["random", "greedy", "heuristic"]),
+        games_per_pair: 2,
+        seed: 0,
+        threads: 1,
+    };
+    let e = run_league(&cfg, None).unwrap_err().to_string();
+    assert!(e.contains("even number of players, not 3"), "{e}");
+}

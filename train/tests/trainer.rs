@@ -504,6 +504,14 @@ fn cli_bench_threads_zero_means_every_core_as_in_arena_and_train() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let r = &v.as_array().unwrap()[0];
     assert_eq!(r["threads"], cores.min(16), "{v}");
+    // Too many threads to even parse is "too many", not "not a number".
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_uno-attack"))
+        .args(["bench", "--threads", "100000000000000000000"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("at most 256 threads"), "{err}");
 }
 
 #[test]

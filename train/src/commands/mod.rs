@@ -27,9 +27,13 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
 
 /// Parses a thread count: 0 to [`uno_env::MAX_THREADS`].
 pub fn parse_threads(s: &str) -> Result<usize, String> {
-    let v: usize = s
-        .parse()
-        .map_err(|_| format!("`{s}` is not a whole number >= 0"))?;
+    let v: usize = s.parse().map_err(|_| {
+        if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+            format!("at most {} threads", uno_env::MAX_THREADS)
+        } else {
+            format!("`{s}` is not a whole number >= 0")
+        }
+    })?;
     if v > uno_env::MAX_THREADS {
         return Err(format!("at most {} threads", uno_env::MAX_THREADS));
     }
