@@ -31,7 +31,9 @@ impl Game {
     /// A state that `observer` cannot tell from `s`: its own hand and every
     /// public fact are kept; the other hands (same sizes) and the launcher /
     /// draw pile are redealt uniformly from the cards `observer` cannot see;
-    /// the chance generator is reseeded. Deterministic in `seed`.
+    /// the chance generator is reseeded. Deterministic in `seed`. What the
+    /// observer learnt earlier and the state does not record (the hand it gave
+    /// away with Trade Hands, a hand shown at a challenge) is not kept.
     pub fn resample_hidden(&self, s: &State, observer: usize, seed: u64) -> State {
         let n = self.num_players();
         let mut t = s.clone();
