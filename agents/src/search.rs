@@ -23,7 +23,7 @@
 //! challenge: a little weaker, never cheating). It assumes every seat
 //! plays like the heuristic, which is right against `heuristic` opponents and
 //! an approximation against others. Cost: `samples × legal actions` playouts
-//! per decision (about 16 ms of CPU per 4-player attack-2010 game at the
+//! per decision (about 15 ms of CPU per 4-player attack-2010 game at the
 //! default 64 samples).
 //!
 //! The base's own options cannot contain a comma (`base=heuristic:danger_cards=1`
