@@ -31,8 +31,10 @@ pub trait Events {
     fn stacked(&mut self, _seat: usize, _total: usize) {}
     /// `seat` called UNO, or did not (and was or was not caught).
     fn uno(&mut self, _seat: usize, _called: bool, _caught: bool) {}
-    /// `challenger` challenged `offender`'s Wild Draw Four; `bluff` says whether it was illegal.
-    fn challenge(&mut self, _challenger: usize, _offender: usize, _bluff: bool) {}
+    /// `challenger` challenged `offender`'s Wild Draw Four; `bluff` says
+    /// whether it was illegal; `shown` is the hand the offender showed the
+    /// challenger (F-6), by face in face order (the Wild Draw Four already played).
+    fn challenge(&mut self, _challenger: usize, _offender: usize, _bluff: bool, _shown: &[Face]) {}
     /// `loser` was slowest to slap.
     fn slap(&mut self, _loser: usize) {}
     /// `seat` timed out (F-3).
@@ -101,6 +103,9 @@ pub enum Event {
         challenger: usize,
         offender: usize,
         bluff: bool,
+        /// Empty in transcripts written before 2026-11-24.
+        #[serde(default)]
+        shown: Vec<Face>,
     },
     /// See [`Events::slap`].
     Slap { loser: usize },
@@ -198,11 +203,12 @@ impl Events for EventLog {
             caught,
         });
     }
-    fn challenge(&mut self, challenger: usize, offender: usize, bluff: bool) {
+    fn challenge(&mut self, challenger: usize, offender: usize, bluff: bool, shown: &[Face]) {
         self.0.push(Event::Challenge {
             challenger,
             offender,
             bluff,
+            shown: shown.to_vec(),
         });
     }
     fn slap(&mut self, loser: usize) {

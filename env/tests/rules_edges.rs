@@ -531,7 +531,8 @@ fn f6_c8_two_players_wild_draw_four() {
             assert!(ev.contains(&Event::Challenge {
                 challenger: 1,
                 offender: 0,
-                bluff: false
+                bluff: false,
+                shown: faces(&["G3", "B3"]),
             }));
         }
         assert!(ev.contains(&Event::Drew { seat: 1, n: drawn }), "{answer}");
@@ -553,7 +554,8 @@ fn f6_c8_two_players_wild_draw_four() {
     assert!(ev.contains(&Event::Challenge {
         challenger: 1,
         offender: 0,
-        bluff: true
+        bluff: true,
+        shown: faces(&["R3", "B3"]),
     }));
     assert!(ev.contains(&Event::Drew { seat: 0, n: 4 }));
     assert_eq!((s.hand_len(0), s.hand_len(1)), (6, 1));

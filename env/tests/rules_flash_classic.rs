@@ -345,10 +345,12 @@ fn f6_legal_wild_draw_four_challenged_challenger_draws_six() {
     expect_turn(&s, 1, Phase::Challenge);
     assert_eq!(g.legal_actions(&s), vec![id("challenge"), id("accept")]);
     let ev = run(&g, &mut s, &["challenge"]);
+    // The offender shows their hand: the two cards left (F-6).
     assert!(ev.contains(&Event::Challenge {
         challenger: 1,
         offender: 0,
-        bluff: false
+        bluff: false,
+        shown: faces(&["G5", "B-skip"]),
     }));
     assert_eq!(s.hand_len(1), 7);
     assert_eq!(s.hand_len(0), 2);
@@ -374,7 +376,8 @@ fn f6_bluff_challenged_offender_draws_four_challenger_plays() {
     assert!(ev.contains(&Event::Challenge {
         challenger: 1,
         offender: 0,
-        bluff: true
+        bluff: true,
+        shown: faces(&["R3", "B-skip"]),
     }));
     assert_eq!(s.hand_len(0), 6);
     assert_eq!(s.hand_len(1), 1);
@@ -440,7 +443,8 @@ fn f6_flash_wild_draw_four_challenge() {
             assert!(ev.contains(&Event::Challenge {
                 challenger: victim,
                 offender: 0,
-                bluff: true
+                bluff: true,
+                shown: faces(&["R3"]),
             }));
             assert_eq!(s.hand_len(0), 5);
             expect_turn(&s, victim, Phase::Play);

@@ -246,10 +246,25 @@ pub fn narrate(ev: &[Event], names: &Names, uses_pile: bool) -> Vec<String> {
                 challenger,
                 offender,
                 bluff,
+                shown,
             } => {
                 let loser = if *bluff { *offender } else { *challenger };
                 let (t, next) = take_summary(ev, i, loser, names);
                 i = next;
+                // F-6: the offender shows their hand to the challenger, so
+                // the human sees it when they challenged.
+                if *challenger == names.human && !shown.is_empty() {
+                    let hand: Vec<String> = shown.iter().map(|f| f.name()).collect();
+                    push(
+                        &mut cur,
+                        format!(
+                            "{} {}: {}",
+                            names.subj(*offender),
+                            names.verb(*offender, "show", "shows"),
+                            hand.join(" ")
+                        ),
+                    );
+                }
                 let part = if *bluff {
                     format!(
                         "{} {}: it was a bluff! {}",
@@ -337,5 +352,24 @@ mod tests {
             narrate(&ev, &names, false),
             vec!["Bot 2 played Yellow Hit 2 → you press twice: 0 + 3 = 3 cards"]
         );
+    }
+
+    #[test]
+    fn the_offenders_hand_is_shown_to_the_challenger_only() {
+        // F-6: the offender shows their hand to the challenger.
+        let shown = vec![Face::parse("R5").unwrap(), Face::parse("G7").unwrap()];
+        let challenge = |challenger, offender| {
+            vec![Event::Challenge {
+                challenger,
+                offender,
+                bluff: true,
+                shown: shown.clone(),
+            }]
+        };
+        let names = Names::new(3, 0);
+        let you = narrate(&challenge(0, 2), &names, false).join("\n");
+        assert!(you.contains("Bot 2 shows: R5 G7"), "{you}");
+        let bots = narrate(&challenge(1, 2), &names, false).join("\n");
+        assert!(!bots.contains("R5"), "{bots}");
     }
 }
