@@ -1,5 +1,5 @@
 //! The observation's `history` piece (version 2): what every seat has shown
-//! of its hand this round — the colour it last named after a wild (C-6), the
+//! of its hand this round — the colour it last named after a wild, the
 //! colour of the last coloured card it played, and how many cards entered its
 //! hand since it last played (A-1 presses, F-2 draws, the deal). All of it is
 //! public: every player at the table saw it happen.
@@ -20,7 +20,7 @@ fn history_row(game: &Game, s: &uno_env::State, seat: usize, k: usize) -> Vec<f3
 }
 
 #[test]
-fn c6_a1_history_records_named_colour_last_colour_and_cards_taken() {
+fn a6_a1_history_records_named_colour_last_colour_and_cards_taken() {
     // Every press fires two cards.
     let g = scripted("attack-1999", 3, &[2]);
     let mut s = build(
@@ -43,7 +43,7 @@ fn c6_a1_history_records_named_colour_last_colour_and_cards_taken() {
     run(&g, &mut s, &["draw"]);
     assert_eq!(s.taken_since_play(2), 2);
 
-    // C-6: seat 0 plays a wild and names blue; its last coloured card stays red.
+    // seat 0 plays a wild and names blue; its last coloured card stays red.
     run(&g, &mut s, &["play:wild", "colour:blue"]);
     assert_eq!(s.named_colour(0), Some(Colour::Blue));
     assert_eq!(s.last_played_colour(0), Some(Colour::Red));

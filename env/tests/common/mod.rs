@@ -77,7 +77,7 @@ pub fn run(game: &Game, s: &mut State, actions: &[&str]) -> Vec<Event> {
     log.0
 }
 
-/// Sorted faces of a seat's hand, by name.
+/// A seat's hand as face names, in face-index order.
 pub fn hand(game: &Game, s: &State, seat: usize) -> Vec<String> {
     s.hand_faces(game, seat).iter().map(|f| f.name()).collect()
 }
