@@ -281,6 +281,33 @@ fn c4_explicit_uno_not_called_caught_presses_twice() {
 }
 
 #[test]
+fn c4_explicit_uno_not_called_caught_at_the_configured_probability() {
+    // Between 0 and 1 the catch is a draw with `catch_probability`.
+    for p in [0.25, 0.5] {
+        let g = explicit_uno("attack-1999", p);
+        let mut caught = 0u32;
+        let n = 800;
+        for seed in 0..n {
+            let mut sc = scenario(&[&["R7", "R8"], &["G1"], &["B1"]], "R5", 0);
+            sc.seed = seed as u64;
+            let mut s = build(&g, &sc);
+            let ev = run(&g, &mut s, &["play:R7", "no-uno"]);
+            let hit = ev.contains(&Event::Uno {
+                seat: 0,
+                called: false,
+                caught: true,
+            });
+            caught += hit as u32;
+            // Caught: two presses (each fires one card here); not: none.
+            assert_eq!(s.hand_len(0), if hit { 3 } else { 1 });
+        }
+        let rate = caught as f64 / n as f64;
+        let sd = (p * (1.0 - p) / n as f64).sqrt();
+        assert!((rate - p).abs() < 4.0 * sd, "p {p}: caught {caught} of {n}");
+    }
+}
+
+#[test]
 fn c4_explicit_uno_not_called_never_caught_at_probability_zero() {
     let g = explicit_uno("attack-1999", 0.0);
     for seed in 0..20 {

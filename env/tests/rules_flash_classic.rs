@@ -158,11 +158,55 @@ fn f3_timeout_draws_two_and_passes_the_turn() {
     assert!(g.timeout(&mut s, &mut ()).is_err());
     assert_eq!(s, before);
 
-    // Flash: the unit picks who plays next.
+    // Flash: the unit picks who plays next (F-1), uniformly among everyone,
+    // the player who timed out included.
     let g = flash(3);
-    let mut s = build(&g, &scenario(&[&["R7", "B9"], &["G1"], &["B1"]], "R5", 0));
-    g.timeout(&mut s, &mut ()).unwrap();
-    assert_eq!(s.hand_len(0), 4);
+    let mut next = [0u32; 3];
+    for seed in 0..600 {
+        let mut s = build(
+            &g,
+            &seeded(&[&["R7", "B9"], &["G1"], &["B1"]], "R5", 0, seed),
+        );
+        g.timeout(&mut s, &mut ()).unwrap();
+        assert_eq!(s.hand_len(0), 4);
+        assert_eq!(s.phase(), Phase::Play);
+        next[s.current_player().unwrap()] += 1;
+    }
+    // 200 expected each; 4.2 standard deviations (sqrt(600 * 1/3 * 2/3) = 11.5) is 48.
+    assert!(next.iter().all(|&c| (152..=248).contains(&c)), "{next:?}");
+}
+
+#[test]
+fn f3_simulated_time_outs_happen_at_the_configured_rate() {
+    // Each turn start draws time-outs with probability `timeout_chance`
+    // until one fails (the turn then starts in the play phase): time-outs /
+    // (time-outs + turns started) estimates the probability.
+    for p in [0.1, 0.3] {
+        let g = Game::new(rules("flash", |r| r.options.timeout_chance = p), 3).unwrap();
+        let (mut timeouts, mut turns) = (0u64, 0u64);
+        for seed in 0..60 {
+            let mut s = g.new_state(seed);
+            let mut log = EventLog::default();
+            while !s.is_round_over() {
+                turns += (s.phase() == Phase::Play) as u64;
+                let a = g.legal_actions(&s)[0];
+                g.apply_with(&mut s, a, &mut log).unwrap();
+            }
+            timeouts += log
+                .0
+                .iter()
+                .filter(|e| matches!(e, Event::Timeout { .. }))
+                .count() as u64;
+        }
+        let n = (timeouts + turns) as f64;
+        let rate = timeouts as f64 / n;
+        let sd = (p * (1.0 - p) / n).sqrt();
+        assert!(n > 2_000.0, "only {n} draws");
+        assert!(
+            (rate - p).abs() < 4.0 * sd,
+            "p {p}: rate {rate} over {n} draws"
+        );
+    }
 }
 
 #[test]
