@@ -33,6 +33,8 @@ def test_same_arrays_every_step_no_realloc():
     env = ua.VecEnv("attack-2010", 4, num_envs=64, seed=2, threads=2)
     first = env.reset()
     ptrs = [a.__array_interface__["data"][0] for a in first]
+    final_obs = env.final_obs
+    final_ptr = final_obs.__array_interface__["data"][0]
     rng = np.random.default_rng(0)
     out1 = env.step(random_actions(rng, first[1]))
     out2 = env.step(random_actions(rng, out1[1]))
@@ -41,7 +43,8 @@ def test_same_arrays_every_step_no_realloc():
         assert a is b is c
     assert out1[0] is first[0] and out1[1] is first[1] and out1[2] is first[2]
     assert [a.__array_interface__["data"][0] for a in out2[:3]] == ptrs
-    assert env.obs is first[0] and env.final_obs is env.final_obs
+    assert env.obs is first[0] and env.final_obs is final_obs
+    assert env.final_obs.__array_interface__["data"][0] == final_ptr
     assert out2[3] is env.reward and out2[4] is env.terminated and out2[5] is env.truncated
 
 

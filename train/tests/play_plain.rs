@@ -227,7 +227,9 @@ fn plain_flash_timer_runs_out() {
             "0.2",
         ],
         String::new(),
-        Duration::from_millis(1500),
+        // Input stays open this long: start-up (the bot's network loads
+        // first) must leave time for a 0.2 s turn to run out on a loaded machine.
+        Duration::from_millis(5000),
         Duration::from_secs(30),
     );
     assert_eq!(code, 0, "stderr: {err}");
