@@ -95,6 +95,7 @@ fn c2_history_starts_each_round_from_the_deal() {
     }
 }
 
+/// RULES.md "Information": nothing hidden reaches the history piece.
 #[test]
 fn history_is_identical_for_states_differing_only_in_hidden_cards() {
     // Resampling the hidden cards keeps every public fact, the history included.

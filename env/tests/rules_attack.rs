@@ -940,6 +940,8 @@ fn a21_bonus_play_after_reverse() {
     expect_turn(&s, 3, Phase::Play);
 }
 
+/// RULES.md "Editions (presets)" and the attack sections (A-*): every face an
+/// attack edition's rules name is in its deck.
 #[test]
 fn a_faces_of_each_attack_edition_are_in_its_deck() {
     let g = Game::new(Rules::preset("attack-2010").unwrap(), 2).unwrap();

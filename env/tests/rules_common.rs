@@ -21,6 +21,7 @@ fn count(game: &Game, kind: Kind) -> u32 {
         .sum()
 }
 
+/// RULES.md "Editions (presets)": deck sizes.
 #[test]
 fn editions_deck_sizes_112_and_108() {
     for (preset, size) in [
@@ -37,6 +38,7 @@ fn editions_deck_sizes_112_and_108() {
     assert_eq!(PRESETS.len(), 5);
 }
 
+/// RULES.md "Editions (presets)": the card list of each edition.
 #[test]
 fn editions_per_kind_counts() {
     use Kind::*;
@@ -117,6 +119,7 @@ fn editions_per_kind_counts() {
     );
 }
 
+/// RULES.md "Editions (presets)": launcher or draw pile (A-1, F-2).
 #[test]
 fn editions_supply_launcher_or_pile() {
     for p in ["attack-1999", "attack-2010", "attack-modern"] {
@@ -630,6 +633,7 @@ fn c9_deal_is_pinned_across_platforms() {
 
 // ----- TOML configuration -------------------------------------------------------
 
+/// Not a rule of play: rules files (a preset with overrides, RULES.md "Editions (presets)").
 #[test]
 fn toml_preset_with_overrides() {
     let r = Rules::from_toml_str(
@@ -679,6 +683,7 @@ fn toml_preset_with_overrides() {
     }
 }
 
+/// Not a rule of play: loading rules files and their errors.
 #[test]
 fn toml_load_from_file_and_errors() {
     let dir = std::env::temp_dir().join(format!("uno-env-rules-{}", std::process::id()));
@@ -782,6 +787,8 @@ fn toml_load_from_file_and_errors() {
     );
 }
 
+/// Not a rule of play: how two rule sets are compared (the checkpoint and
+/// `--resume` checks name the settings that differ).
 #[test]
 fn rules_differences_name_the_changed_settings() {
     let base = Rules::preset("attack-2010").unwrap();

@@ -141,8 +141,29 @@ fn plain_mode_plays_a_full_round_and_refuses_bad_input() {
         .iter()
         .position(|s| s["kind"] == "action")
         .expect("an action step");
+    // An event of a step edited (a card played, for one): the step no
+    // longer replays to what was recorded.
+    let (event_step, event_at) = steps
+        .iter()
+        .enumerate()
+        .find_map(|(i, s)| {
+            let at = s["events"]
+                .as_array()?
+                .iter()
+                .position(|e| e["event"] == "played")?;
+            Some((i, at))
+        })
+        .expect("a card was played");
     type Damage = Box<dyn Fn(&mut serde_json::Value)>;
-    let damaged: [(&str, Damage, &str); 4] = [
+    let damaged: [(&str, Damage, &str); 5] = [
+        (
+            "events",
+            Box::new(move |t| {
+                let e = &mut t["steps"][event_step]["events"][event_at];
+                e["seat"] = (e["seat"].as_u64().unwrap() + 1).into();
+            }),
+            "does not replay to the recorded events",
+        ),
         (
             "names",
             Box::new(|t| t["names"] = serde_json::json!(["You"])),

@@ -515,6 +515,28 @@ fn cli_bench_threads_zero_means_every_core_as_in_arena_and_train() {
 }
 
 #[test]
+fn cli_arena_notes_a_part_rotation_block() {
+    // Seats are balanced over whole blocks of K games (K agents): 3 games of
+    // 2 agents get a note, 4 do not.
+    for (games, noted) in [("3", true), ("4", false)] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_uno-attack"))
+            .args([
+                "arena",
+                "--rules",
+                "classic",
+                "--agents",
+                "heuristic,random",
+            ])
+            .args(["--games", games, "--json"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{err}");
+        assert_eq!(err.contains("not a multiple of 2"), noted, "{games}: {err}");
+    }
+}
+
+#[test]
 fn cli_output_into_a_closed_pipe_ends_quietly() {
     // `uno-attack arena … | head -1`: the reader goes away; the program must
     // not panic with "failed printing to stdout".

@@ -161,7 +161,7 @@ pub fn run(a: Args) -> CmdResult {
             .collect();
         println!("win share by seat: {}", shares.join(" "));
         println!(
-            "mean points per round (winner): {:.1}",
+            "mean points the winner scores per round (a round cut short counts 0): {:.1}",
             r.mean_points_per_round
         );
         println!(
