@@ -117,6 +117,7 @@ impl Replay {
                 ev.0.iter()
                     .filter_map(|e| serde_json::to_value(e).ok())
                     .collect();
+            let got = as_recorded(got, &step.events);
             if step.round != s.round() {
                 return Err(format!(
                     "step {} ({}) is recorded in round {}, but replays in round {}",
@@ -253,4 +254,49 @@ pub fn run_tui(r: Replay, colour_blind: bool) -> CmdResult {
     })();
     ratatui::restore();
     res
+}
+
+/// The replayed events `got` in the form of the `recorded` ones: a challenge
+/// event recorded before 2026-11-24 has no `shown` (the offender's hand,
+/// F-6), so the replayed one is compared without it.
+fn as_recorded(
+    mut got: Vec<serde_json::Value>,
+    recorded: &[serde_json::Value],
+) -> Vec<serde_json::Value> {
+    for (g, r) in got.iter_mut().zip(recorded) {
+        if r["event"] == "challenge"
+            && r.get("shown").is_none()
+            && let Some(o) = g.as_object_mut()
+        {
+            o.remove("shown");
+        }
+    }
+    got
+}
+
+#[cfg(test)]
+mod as_recorded_tests {
+    use super::as_recorded;
+    use serde_json::json;
+
+    #[test]
+    fn old_challenge_events_are_compared_without_the_shown_hand() {
+        let replayed = || {
+            vec![
+                json!({"event": "played", "seat": 0, "face": "wild-draw4"}),
+                json!({"event": "challenge", "challenger": 1, "offender": 0, "bluff": true, "shown": ["R3"]}),
+            ]
+        };
+        let old = vec![
+            json!({"event": "played", "seat": 0, "face": "wild-draw4"}),
+            json!({"event": "challenge", "challenger": 1, "offender": 0, "bluff": true}),
+        ];
+        assert_eq!(as_recorded(replayed(), &old), old);
+        // A new transcript keeps the hand, and a different hand still differs.
+        let new = replayed();
+        assert_eq!(as_recorded(replayed(), &new), new);
+        let mut other = replayed();
+        other[1]["shown"] = json!(["G7"]);
+        assert_ne!(as_recorded(replayed(), &other), other);
+    }
 }
