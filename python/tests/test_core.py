@@ -477,3 +477,20 @@ def test_size_arguments_refuse_bools_and_huge_ints():
     # Left out, they take their defaults.
     assert ua.Game("classic").num_players == 4
     assert ua.VecEnv("classic").num_envs == 1024
+
+
+def test_a_challenge_event_shows_the_offenders_hand():
+    """F-6: the offender shows their hand to the challenger; the event carries it."""
+    game = ua.Game("classic", 3)
+    st = game.new_state(5)
+    while st.phase != "challenge":
+        st = game.new_state(st.decisions + 5) if st.is_round_over() else st
+        legal = st.legal_actions()
+        wd4 = [a for a in legal if ua.action_name(a) == "play:WD4"]
+        st.apply(wd4[0] if wd4 else legal[0])
+    offender = st.to_dict()["offender"]
+    held = sorted(st.hand(offender))
+    st.apply("challenge")
+    (ev,) = [e for e in st.last_events() if e["event"] == "challenge"]
+    assert ev["offender"] == offender
+    assert sorted(ev["shown"]) == held
