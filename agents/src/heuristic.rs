@@ -272,9 +272,36 @@ fn coloured_faces(c: Colour) -> impl Iterator<Item = Face> {
         .filter_map(move |&k| Face::coloured(k, c))
 }
 
-/// Total cards in a face-count vector.
-fn total(counts: &[u8; NUM_FACES]) -> usize {
-    counts.iter().map(|&c| c as usize).sum()
+/// What [`Heuristic::play_score`] needs of the own hand, computed once per
+/// decision rather than once per candidate play.
+struct HandSummary {
+    /// Cards per face.
+    counts: [u8; NUM_FACES],
+    /// Cards in all.
+    total: usize,
+    /// Coloured cards per colour.
+    by_colour: [usize; NUM_COLOURS],
+    /// Wild cards.
+    wilds: usize,
+    /// The colour [`Heuristic::best_colour`] names for this hand, once asked
+    /// (the same after any wild is played: a wild has no colour).
+    wild_colour: Option<Colour>,
+}
+
+impl HandSummary {
+    fn new(counts: [u8; NUM_FACES]) -> Self {
+        let mut by_colour = [0; NUM_COLOURS];
+        for c in Colour::ALL {
+            by_colour[c.index()] = coloured_faces(c).map(|g| counts[g.index()] as usize).sum();
+        }
+        HandSummary {
+            total: counts.iter().map(|&c| c as usize).sum(),
+            wilds: counts[WILD_FACES].iter().map(|&c| c as usize).sum(),
+            counts,
+            by_colour,
+            wild_colour: None,
+        }
+    }
 }
 
 impl Heuristic {
@@ -365,49 +392,61 @@ impl Heuristic {
         }
     }
 
-    /// Scores playing face `f` from a hand of `counts`.
-    fn play_score(
-        &self,
-        v: &PublicView,
-        sm: &SupplyModel,
-        counts: &[u8; NUM_FACES],
-        f: Face,
-    ) -> f64 {
+    /// Scores playing face `f` from the hand `h`. The hand after the play
+    /// ("the rest") is `h` less one `f` (and, for a Discard All, less every
+    /// card of its colour); its sums are taken from `h`'s totals.
+    fn play_score(&self, v: &PublicView, sm: &SupplyModel, h: &mut HandSummary, f: Face) -> f64 {
         let p = &self.params;
         let game = v.game;
         let kind = f.kind();
         let effect = game.effect_of(kind);
-        let mut rem = *counts;
-        rem[f.index()] = rem[f.index()].saturating_sub(1);
+        let counts = &h.counts;
+        // One `f` leaves the hand (none if, impossibly, it holds none).
+        let sub = (counts[f.index()] > 0) as usize;
         let mut extra = 0usize;
         let mut pts = game.score_of(f) as f64;
-        if let (Effect::DiscardAll, Some(c)) = (effect, f.colour()) {
+        let discard_all = matches!(effect, Effect::DiscardAll) && f.colour().is_some();
+        if let (true, Some(c)) = (discard_all, f.colour()) {
             for g in coloured_faces(c) {
-                extra += rem[g.index()] as usize;
-                pts += rem[g.index()] as f64 * game.score_of(g) as f64;
-                rem[g.index()] = 0;
+                let n = counts[g.index()] as usize - if g == f { sub } else { 0 };
+                extra += n;
+                pts += n as f64 * game.score_of(g) as f64;
             }
         }
-        let left = total(&rem);
+        let left = h.total - sub - extra;
         let opp_min = v.opponents().map(|o| v.hand_len(o)).min().unwrap_or(99);
         let danger = opp_min <= p.danger_cards;
         if left == 0 {
             return 1e6 + pts;
         }
-        let colour_after = f.colour().unwrap_or_else(|| self.best_colour(v, &rem));
-        // Cards that can follow this one (same colour, or same coloured symbol).
-        let mut follow: usize = coloured_faces(colour_after)
-            .map(|g| rem[g.index()] as usize)
-            .sum();
+        // A wild has no colour, so the colour named after any wild is the
+        // one named for the whole hand: asked once per decision.
+        let colour_after = match f.colour() {
+            Some(c) => c,
+            None => *h
+                .wild_colour
+                .get_or_insert_with(|| self.best_colour(v, &h.counts)),
+        };
+        let counts = &h.counts;
+        // Cards of the rest that can follow this one (same colour, or same
+        // coloured symbol).
+        let mut follow = if f.is_wild() {
+            h.by_colour[colour_after.index()]
+        } else if discard_all {
+            0
+        } else {
+            h.by_colour[colour_after.index()] - sub
+        };
         if !f.is_wild() {
             follow += Colour::ALL
                 .iter()
                 .filter(|&&c| c != colour_after)
                 .filter_map(|&c| Face::coloured(kind, c))
-                .map(|g| rem[g.index()] as usize)
+                .map(|g| counts[g.index()] as usize)
                 .sum::<usize>();
         }
-        let has_follow = follow > 0 || rem[WILD_FACES].iter().any(|&n| n > 0);
+        let wilds_left = h.wilds - if f.is_wild() { sub } else { 0 };
+        let has_follow = follow > 0 || wilds_left > 0;
         let mut s = p.w_follow * follow.min(p.follow_cap) as f64;
         s += pts
             * if danger {
@@ -512,10 +551,10 @@ impl Heuristic {
 
     /// The best play among `plays` (a face mask) with its score.
     fn best_play(&mut self, v: &PublicView, sm: &SupplyModel, plays: u128) -> Option<(usize, f64)> {
-        let counts = v.own_counts();
+        let mut h = HandSummary::new(v.own_counts());
         let mut best: Option<(usize, f64)> = None;
         for f in iter_bits(plays) {
-            let s = self.play_score(v, sm, &counts, Face(f as u8)) + self.noise();
+            let s = self.play_score(v, sm, &mut h, Face(f as u8)) + self.noise();
             if best.is_none_or(|(_, b)| s > b) {
                 best = Some((f, s));
             }
