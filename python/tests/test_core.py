@@ -283,15 +283,21 @@ def test_agents_play_legal_actions():
             agent.act(st)
 
 
-def test_state_with_out_of_range_fields_is_refused():
-    # Each corrupt field used to load and then panic inside the engine.
-    game = ua.Game("classic", 3)
+def at_a_challenge(game):
+    """A state of `game` (classic rules) whose victim must answer a Wild Draw Four."""
     st = game.new_state(5)
     while st.phase != "challenge":
         st = game.new_state(st.decisions + 5) if st.is_round_over() else st
         legal = st.legal_actions()
         wd4 = [a for a in legal if ua.action_name(a) == "play:WD4"]
         st.apply(wd4[0] if wd4 else legal[0])
+    return st
+
+
+def test_state_with_out_of_range_fields_is_refused():
+    # Each corrupt field used to load and then panic inside the engine.
+    game = ua.Game("classic", 3)
+    st = at_a_challenge(game)
     d = st.to_dict()
     for field, value, message in [
         ("offender", 255, "challenge with no `offender`"),
@@ -482,12 +488,7 @@ def test_size_arguments_refuse_bools_and_huge_ints():
 def test_a_challenge_event_shows_the_offenders_hand():
     """F-6: the offender shows their hand to the challenger; the event carries it."""
     game = ua.Game("classic", 3)
-    st = game.new_state(5)
-    while st.phase != "challenge":
-        st = game.new_state(st.decisions + 5) if st.is_round_over() else st
-        legal = st.legal_actions()
-        wd4 = [a for a in legal if ua.action_name(a) == "play:WD4"]
-        st.apply(wd4[0] if wd4 else legal[0])
+    st = at_a_challenge(game)
     offender = st.to_dict()["offender"]
     held = sorted(st.hand(offender))
     st.apply("challenge")
