@@ -15,9 +15,7 @@ use uno_env::action::DRAW;
 use uno_env::obs::{OBS_SIZE, encode};
 use uno_env::{Game, NUM_ACTIONS, OBS_VERSION, Phase, State};
 
-use super::{
-    CheckpointMeta, NeuralError, NeuralPolicy, TableMeta, masked_argmax, read_meta, sample_masked,
-};
+use super::{CheckpointMeta, NeuralError, NeuralPolicy, masked_argmax, read_meta, sample_masked};
 use crate::agent::Agent;
 use crate::error::AgentError;
 
@@ -240,18 +238,10 @@ pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, Neura
     // By name, or else by content: the same rules under another name (a
     // rules file that copies a preset and renames it) play too.
     let by_content = || {
-        let tables = meta.all_tables();
-        let same: Vec<TableMeta> = tables
-            .into_iter()
-            .filter(|t| {
-                t.trained_rules()
-                    .is_some_and(|r| r.differences(game.rules()).is_empty())
-            })
-            .collect();
-        same.iter()
-            .find(|t| t.players == game.num_players())
-            .or(same.first())
-            .cloned()
+        meta.table_where(game.num_players(), |t| {
+            t.trained_rules()
+                .is_some_and(|r| r.differences(game.rules()).is_empty())
+        })
     };
     let table = match meta.table_for(name, game.num_players()) {
         Some(t) => Some(t),

@@ -120,8 +120,18 @@ impl CheckpointMeta {
     /// The table it was trained on for `rules`: the one of this size, else
     /// the first of these rules (`None` when no table has these rules).
     pub fn table_for(&self, rules: &str, players: usize) -> Option<TableMeta> {
+        self.table_where(players, |t| t.rules == rules)
+    }
+
+    /// The table that passes `keep` with `players` seats, or else the first
+    /// that passes `keep` (the network plays any table size).
+    pub fn table_where(
+        &self,
+        players: usize,
+        keep: impl Fn(&TableMeta) -> bool,
+    ) -> Option<TableMeta> {
         let tables = self.all_tables();
-        let same: Vec<&TableMeta> = tables.iter().filter(|t| t.rules == rules).collect();
+        let same: Vec<&TableMeta> = tables.iter().filter(|t| keep(t)).collect();
         let table = same
             .iter()
             .find(|t| t.players == players)
