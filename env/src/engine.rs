@@ -956,15 +956,10 @@ impl<E: Events> Ctx<'_, E> {
             let bluff = !self.s.wd4_legal;
             // F-6: the offender shows their hand (to the challenger; the
             // observation does not carry it, see docs/env.md).
-            let mut faces = [Face(0); 128];
-            let mut k = 0;
-            for c in crate::game::iter_bits(self.s.hands[offender as usize]) {
-                faces[k] = self.g.face_of(c);
-                k += 1;
-            }
-            faces[..k].sort_unstable();
+            let mut buf = [Face(0); 128];
+            let shown = self.s.hand_faces_in(self.g, offender as usize, &mut buf);
             self.ev
-                .challenge(victim as usize, offender as usize, bluff, &faces[..k]);
+                .challenge(victim as usize, offender as usize, bluff, shown);
             if bluff {
                 // The offender draws instead; [reading] the challenger then plays their turn.
                 self.take(offender, n, false);

@@ -207,11 +207,24 @@ impl State {
 
     /// Faces in `seat`'s hand, one entry per card, in face order.
     pub fn hand_faces(&self, game: &Game, seat: usize) -> Vec<Face> {
-        let mut v: Vec<Face> = iter_bits(self.hands[seat])
-            .map(|c| game.face_of(c))
-            .collect();
-        v.sort();
-        v
+        self.hand_faces_in(game, seat, &mut [Face(0); 128]).to_vec()
+    }
+
+    /// [`State::hand_faces`] written into `buf`, without allocating (the
+    /// engine reports a shown hand this way, F-6).
+    pub(crate) fn hand_faces_in<'b>(
+        &self,
+        game: &Game,
+        seat: usize,
+        buf: &'b mut [Face; 128],
+    ) -> &'b [Face] {
+        let mut k = 0;
+        for c in iter_bits(self.hands[seat]) {
+            buf[k] = game.face_of(c);
+            k += 1;
+        }
+        buf[..k].sort_unstable();
+        &buf[..k]
     }
 
     /// Cards in the launcher / draw pile.
