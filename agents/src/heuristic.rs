@@ -132,8 +132,6 @@ const TABLED_PRESSES: usize = 8;
 /// Expected-cards model of the supply, built from the public rules.
 #[derive(Clone, Debug)]
 struct SupplyModel {
-    /// A draw pile: every draw is one card.
-    pile: bool,
     /// Firing probability by misses (last entry repeats).
     hazard: Vec<f64>,
     /// Mean cards per firing.
@@ -153,7 +151,6 @@ impl SupplyModel {
         let source = (rules.supply, rules.launcher.clone());
         if rules.supply == Supply::Pile {
             return SupplyModel {
-                pile: true,
                 hazard: vec![1.0],
                 fire_mean: 1.0,
                 table: [Vec::new(), Vec::new()],
@@ -187,7 +184,6 @@ impl SupplyModel {
             }
         };
         let mut m = SupplyModel {
-            pile: false,
             hazard,
             fire_mean,
             table: [Vec::new(), Vec::new()],
@@ -201,6 +197,11 @@ impl SupplyModel {
         m
     }
 
+    /// A draw pile: every draw is one card.
+    fn pile(&self) -> bool {
+        self.source.0 == Supply::Pile
+    }
+
     /// True when this model was built from `game`'s supply rules.
     fn fits(&self, game: &Game) -> bool {
         let rules = game.rules();
@@ -209,7 +210,7 @@ impl SupplyModel {
 
     /// Expected cards taken by `presses` presses starting at `misses` (stopping at the first firing if `stop`).
     fn expected(&self, presses: usize, misses: usize, stop: bool) -> f64 {
-        if self.pile {
+        if self.pile() {
             return presses as f64;
         }
         let m = misses.min(self.hazard.len() - 1);
@@ -760,7 +761,7 @@ mod tests {
             let s = g.new_state(1);
             let p = s.current_player().unwrap();
             h.act(g, &s, p);
-            h.supply.as_ref().map(|m| m.pile)
+            h.supply.as_ref().map(|m| m.pile())
         };
         assert_eq!(decide(&mut h, &slot), Some(true));
         *slot = game("attack-2010");
@@ -789,7 +790,7 @@ mod tests {
         ] {
             let game = Game::new(uno_env::Rules::preset(preset).unwrap(), 4).unwrap();
             let sm = SupplyModel::new(&game);
-            if sm.pile {
+            if sm.pile() {
                 assert_eq!(sm.expected(3, 0, false), 3.0);
                 continue;
             }
