@@ -148,40 +148,17 @@ impl Game {
     }
 
     /// Physical cards `seat` may play on the current top card (C-3, A-9, F-6).
-    #[inline]
+    #[inline(always)]
     pub fn playable(&self, s: &State, seat: usize) -> u128 {
         let hand = s.hands[seat];
-        let top_kind = self.face_of(s.top as usize).kind().index();
-        let colour_set = if s.colour < NO_COLOUR {
-            self.colour_cards[s.colour as usize]
-        } else {
-            0
-        };
-        let mut m = hand & (self.wild_cards | self.kind_cards[top_kind] | colour_set);
-        if hand.is_power_of_two() {
-            // One card left.
-            m &= !self.not_last;
-        }
-        if !self.rules().options.wd4_bluffing && hand & colour_set != 0 {
-            m &= !self.restricted;
-        }
-        m
-    }
-
-    /// The faces of a set of physical cards, as a face bit set.
-    #[inline]
-    pub fn faces_mask(&self, cards: u128) -> u128 {
-        // The first four cards without a data-dependent branch (an empty set's
-        // `trailing_zeros` is 128, whose table entry is 0): the number of
-        // playable cards varies from step to step, and a loop over them
-        // mispredicts its exit about once per step. Larger sets finish in the loop.
-        let mut m = 0u128;
-        let mut c = cards;
-        for _ in 0..4 {
-            m |= self.card_face_bit[c.trailing_zeros() as usize];
-            c &= c.wrapping_sub(1);
-        }
-        crate::game::iter_bits(c).fold(m, |m, i| m | self.card_face_bit[i])
+        // Branch-free: whether the hand is one card, or holds the active
+        // colour, changes from step to step.
+        let colour_set = self.colour_or_none[(s.colour as usize).min(NO_COLOUR as usize)];
+        let m = hand & (self.match_top[s.top as usize] | colour_set);
+        // One card left; a Wild Draw Four needs no card of the active colour (F-6).
+        let last = 0u128.wrapping_sub((hand & hand.wrapping_sub(1) == 0) as u128);
+        let coloured = 0u128.wrapping_sub((hand & colour_set != 0) as u128);
+        m & !(self.not_last & last) & !(self.restricted_enforced & coloured)
     }
 
     /// Applies `action` for the current player. An illegal action returns an

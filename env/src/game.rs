@@ -82,6 +82,23 @@ pub struct Game {
     pub(crate) launcher: Launcher,
     pub(crate) random_unit: bool,
     pub(crate) face_in_deck: u128,
+    /// Per physical card as the top card: the cards that match it by kind,
+    /// and every wild (C-3; colour is added from the active colour).
+    pub(crate) match_top: [u128; 128],
+    /// `colour_cards` indexed by the state's colour byte; entry 4 (no active
+    /// colour) is empty, so the lookup needs no branch.
+    pub(crate) colour_or_none: [u128; NUM_COLOURS + 1],
+    /// `restricted` when F-6's restriction is enforced (no bluffing), else empty.
+    pub(crate) restricted_enforced: u128,
+    /// Face groups for [`Game::faces_mask`]: each face's copies are adjacent
+    /// card ids; `group_top` has the highest card of each group, `group_rest`
+    /// the others.
+    pub(crate) group_top: u128,
+    pub(crate) group_rest: u128,
+    /// The groups ascend in face id and the CPU has BMI2 (`pext` / `pdep`):
+    /// a card set's faces come from a carry trick and two bit gathers, not a
+    /// walk over the cards.
+    pub(crate) fast_faces: bool,
     /// The observation's constant `rules` piece.
     pub(crate) obs_rules: [f32; crate::obs::NUM_RULE_FLAGS],
 }
@@ -114,6 +131,12 @@ impl Game {
             launcher: Launcher::Pile,
             random_unit: rules.options.turn_order == TurnOrder::RandomUnit,
             face_in_deck: 0,
+            match_top: [0; 128],
+            colour_or_none: [0; NUM_COLOURS + 1],
+            restricted_enforced: 0,
+            group_top: 0,
+            group_rest: 0,
+            fast_faces: false,
             obs_rules: [0.0; crate::obs::NUM_RULE_FLAGS],
             rules,
         };
@@ -172,6 +195,7 @@ impl Game {
                 g.redraw |= cards;
             }
         }
+        g.compile_tables();
         for f in Face::all() {
             g.face_score[f.index()] = g.rules.kinds.get(&f.kind()).map_or(0, |r| r.score);
         }
@@ -241,6 +265,57 @@ impl Game {
         };
         g.obs_rules = crate::obs::rules_piece(&g);
         Ok(g)
+    }
+
+    /// Derives the lookup tables of the legal-action mask from the card sets.
+    fn compile_tables(&mut self) {
+        for c in iter_bits(self.all_cards) {
+            let kind = self.face_of(c).kind();
+            self.match_top[c] = self.kind_cards[kind.index()] | self.wild_cards;
+        }
+        self.colour_or_none[..NUM_COLOURS].copy_from_slice(&self.colour_cards);
+        if !self.rules.options.wd4_bluffing {
+            self.restricted_enforced = self.restricted;
+        }
+        let n = self.deck_size as usize;
+        let mut ascending = true;
+        for c in 0..n {
+            if c + 1 == n || self.card_face[c + 1] != self.card_face[c] {
+                self.group_top |= 1u128 << c;
+            } else {
+                self.group_rest |= 1u128 << c;
+            }
+            ascending &= c == 0 || self.card_face[c] >= self.card_face[c - 1];
+        }
+        self.fast_faces = ascending && has_bmi2();
+    }
+
+    /// The faces of a set of physical cards, as a face bit set (the card
+    /// plays of the legal-action mask).
+    #[inline]
+    pub fn faces_mask(&self, cards: u128) -> u128 {
+        #[cfg(target_arch = "x86_64")]
+        if self.fast_faces {
+            // SAFETY: `fast_faces` is set only when the CPU has BMI2.
+            return unsafe { faces_bmi2(cards, self) };
+        }
+        self.faces_by_card(cards)
+    }
+
+    /// [`Game::faces_mask`] card by card (any deck order, any CPU).
+    #[inline]
+    pub(crate) fn faces_by_card(&self, cards: u128) -> u128 {
+        // The first four cards without a data-dependent branch (an empty set's
+        // `trailing_zeros` is 128, whose table entry is 0): the number of
+        // playable cards varies from step to step, and a loop over them
+        // mispredicts its exit about once per step. Larger sets finish in the loop.
+        let mut m = 0u128;
+        let mut c = cards;
+        for _ in 0..4 {
+            m |= self.card_face_bit[c.trailing_zeros() as usize];
+            c &= c.wrapping_sub(1);
+        }
+        iter_bits(c).fold(m, |m, i| m | self.card_face_bit[i])
     }
 
     /// Compiles a preset or TOML file for `players`.
@@ -342,6 +417,41 @@ pub fn iter_bits(mut m: u128) -> impl Iterator<Item = usize> {
     })
 }
 
+/// True when the CPU has BMI2 (`pdep`, `pext`).
+fn has_bmi2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("bmi2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The faces of `cards` when each face's copies are adjacent card ids in
+/// ascending face order. Within each group, adding the group's lower bits
+/// (`rest`) to the cards held among them carries into the group's top bit
+/// exactly when one is held (the sum never leaves the group); with the top
+/// card itself that marks every face held. `pext` packs those marks, one
+/// per group in deck order, and `pdep` spreads them onto the deck's face ids
+/// (`faces`), which ascend in the same order.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2,popcnt")]
+#[inline]
+pub(crate) fn faces_bmi2(cards: u128, g: &Game) -> u128 {
+    use core::arch::x86_64::{_pdep_u64, _pext_u64};
+    let (rest, top, faces) = (g.group_rest, g.group_top, g.face_in_deck);
+    let marks = ((cards & rest).wrapping_add(rest) | cards) & top;
+    let lo = _pext_u64(marks as u64, top as u64);
+    let hi = _pext_u64((marks >> 64) as u64, (top >> 64) as u64);
+    let packed = lo as u128 | (hi as u128) << (top as u64).count_ones();
+    let f_lo = faces as u64;
+    let out_lo = _pdep_u64(packed as u64, f_lo);
+    let out_hi = _pdep_u64((packed >> f_lo.count_ones()) as u64, (faces >> 64) as u64);
+    out_lo as u128 | (out_hi as u128) << 64
+}
+
 /// Index of the `k`-th (0-based) set bit of `m`; `k` must be below `m.count_ones()`.
 #[inline]
 pub(crate) fn select_bit(m: u128, k: u32) -> u32 {
@@ -416,6 +526,37 @@ mod tests {
                 if (k as u32) < c {
                     assert_eq!(select64_portable(lo, k as u32) as usize, *b);
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn faces_mask_matches_the_card_walk() {
+        // The legal mask's card plays (C-3): the carry-and-gather path must
+        // give the faces the card-by-card walk gives, on every preset's deck.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for preset in crate::rules::PRESETS {
+            let g = Game::new(Rules::preset(preset).unwrap(), 4).unwrap();
+            assert_eq!(g.fast_faces, has_bmi2(), "{preset}: groups ascend");
+            let mut sets = vec![0, g.all_cards, g.group_top, g.group_rest];
+            sets.extend(iter_bits(g.all_cards).map(|c| 1u128 << c));
+            for _ in 0..2000 {
+                let r = (next() as u128) << 64 | next() as u128;
+                // Sparse and dense sets.
+                sets.push(r & (next() as u128) & (next() as u128) & g.all_cards);
+                sets.push(r & g.all_cards);
+            }
+            for cards in sets {
+                let walk = g.faces_by_card(cards);
+                assert_eq!(g.faces_mask(cards), walk, "{preset}: {cards:#x}");
+                let naive = iter_bits(cards).fold(0u128, |m, c| m | 1u128 << g.card_face[c]);
+                assert_eq!(walk, naive);
             }
         }
     }

@@ -4,9 +4,12 @@
 //! from this generator and nothing else (C-9). It stores the ChaCha key, the
 //! stream and a word position plus a 16-word buffer (112 bytes instead of the
 //! 300-odd of `ChaCha8Rng`), so the whole game state stays small and
-//! serializable. Output is exactly the ChaCha8 stream of `rand_chacha`.
+//! serializable. Output is exactly the ChaCha8 stream of `rand_chacha`
+//! (checked by the tests below), but each refill computes the one 16-word
+//! block it keeps ([`chacha8_block`]); `rand_chacha` computes four blocks at
+//! once and the other three would be thrown away.
 
-use rand::{RngCore, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -35,12 +38,11 @@ impl ChanceRng {
 
     #[cold]
     fn refill(&mut self) {
-        let mut r = ChaCha8Rng::from_seed(self.key);
-        r.set_stream(self.stream);
-        r.set_word_pos(self.word_pos as u128);
-        for w in self.buf.iter_mut() {
-            *w = r.next_u32();
+        let mut key = [0u32; 8];
+        for (w, b) in key.iter_mut().zip(self.key.chunks_exact(4)) {
+            *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
         }
+        chacha8_block(&key, self.word_pos / 16, self.stream, &mut self.buf);
         self.word_pos += 16;
         self.idx = 0;
     }
@@ -84,9 +86,129 @@ impl ChanceRng {
     }
 }
 
+/// "expand 32-byte k": ChaCha's first row.
+const SIGMA: [u32; 4] = [0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574];
+
+/// Block `block` of ChaCha8 (8 rounds) under `key` on stream `stream`, as
+/// `rand_chacha` lays it out: the 64-bit block counter in words 12–13 and
+/// the stream in words 14–15.
+pub(crate) fn chacha8_block(key: &[u32; 8], block: u64, stream: u64, out: &mut [u32; 16]) {
+    let input = [
+        SIGMA[0],
+        SIGMA[1],
+        SIGMA[2],
+        SIGMA[3],
+        key[0],
+        key[1],
+        key[2],
+        key[3],
+        key[4],
+        key[5],
+        key[6],
+        key[7],
+        block as u32,
+        (block >> 32) as u32,
+        stream as u32,
+        (stream >> 32) as u32,
+    ];
+    #[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
+    {
+        // SAFETY: SSSE3 is enabled for the whole build (x86-64-v2).
+        unsafe { block_ssse3(&input, out) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "ssse3")))]
+    block_scalar(&input, out)
+}
+
+/// The portable ChaCha8 block: four double rounds over the 16 words.
+#[cfg_attr(
+    all(target_arch = "x86_64", target_feature = "ssse3"),
+    allow(dead_code)
+)]
+fn block_scalar(input: &[u32; 16], out: &mut [u32; 16]) {
+    #[inline(always)]
+    fn qr(x: &mut [u32; 16], a: usize, b: usize, c: usize, d: usize) {
+        x[a] = x[a].wrapping_add(x[b]);
+        x[d] = (x[d] ^ x[a]).rotate_left(16);
+        x[c] = x[c].wrapping_add(x[d]);
+        x[b] = (x[b] ^ x[c]).rotate_left(12);
+        x[a] = x[a].wrapping_add(x[b]);
+        x[d] = (x[d] ^ x[a]).rotate_left(8);
+        x[c] = x[c].wrapping_add(x[d]);
+        x[b] = (x[b] ^ x[c]).rotate_left(7);
+    }
+    let mut x = *input;
+    for _ in 0..4 {
+        qr(&mut x, 0, 4, 8, 12);
+        qr(&mut x, 1, 5, 9, 13);
+        qr(&mut x, 2, 6, 10, 14);
+        qr(&mut x, 3, 7, 11, 15);
+        qr(&mut x, 0, 5, 10, 15);
+        qr(&mut x, 1, 6, 11, 12);
+        qr(&mut x, 2, 7, 8, 13);
+        qr(&mut x, 3, 4, 9, 14);
+    }
+    for (o, (a, b)) in out.iter_mut().zip(x.iter().zip(input)) {
+        *o = a.wrapping_add(*b);
+    }
+}
+
+/// The ChaCha8 block with one SSE row per vector: a column round works on
+/// the four columns at once, and lane rotations turn the diagonals into
+/// columns for the diagonal round.
+#[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
+#[inline]
+unsafe fn block_ssse3(input: &[u32; 16], out: &mut [u32; 16]) {
+    use core::arch::x86_64::*;
+    // SAFETY (whole body): SSE2 and SSSE3 are enabled for the build; the
+    // unaligned loads and stores stay inside `input` and `out` (16 words each).
+    unsafe {
+        let rot16 = _mm_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+        let rot8 = _mm_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14);
+        let p = input.as_ptr() as *const __m128i;
+        let (i0, i1, i2, i3) = (
+            _mm_loadu_si128(p),
+            _mm_loadu_si128(p.add(1)),
+            _mm_loadu_si128(p.add(2)),
+            _mm_loadu_si128(p.add(3)),
+        );
+        let (mut a, mut b, mut c, mut d) = (i0, i1, i2, i3);
+        macro_rules! half {
+            () => {
+                a = _mm_add_epi32(a, b);
+                d = _mm_shuffle_epi8(_mm_xor_si128(d, a), rot16);
+                c = _mm_add_epi32(c, d);
+                b = _mm_xor_si128(b, c);
+                b = _mm_or_si128(_mm_slli_epi32(b, 12), _mm_srli_epi32(b, 20));
+                a = _mm_add_epi32(a, b);
+                d = _mm_shuffle_epi8(_mm_xor_si128(d, a), rot8);
+                c = _mm_add_epi32(c, d);
+                b = _mm_xor_si128(b, c);
+                b = _mm_or_si128(_mm_slli_epi32(b, 7), _mm_srli_epi32(b, 25));
+            };
+        }
+        for _ in 0..4 {
+            half!();
+            b = _mm_shuffle_epi32(b, 0x39);
+            c = _mm_shuffle_epi32(c, 0x4E);
+            d = _mm_shuffle_epi32(d, 0x93);
+            half!();
+            b = _mm_shuffle_epi32(b, 0x93);
+            c = _mm_shuffle_epi32(c, 0x4E);
+            d = _mm_shuffle_epi32(d, 0x39);
+        }
+        let q = out.as_mut_ptr() as *mut __m128i;
+        _mm_storeu_si128(q, _mm_add_epi32(a, i0));
+        _mm_storeu_si128(q.add(1), _mm_add_epi32(b, i1));
+        _mm_storeu_si128(q.add(2), _mm_add_epi32(c, i2));
+        _mm_storeu_si128(q.add(3), _mm_add_epi32(d, i3));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::RngCore;
 
     #[test]
     fn matches_rand_chacha_stream() {
@@ -96,6 +218,49 @@ mod tests {
         for _ in 0..100 {
             assert_eq!(a.next_u32(), b.next_u32());
         }
+    }
+
+    #[test]
+    fn long_streams_match_rand_chacha() {
+        // Many refills, several seeds and streams (high stream and counter
+        // words included): the one-block refill is the same ChaCha8 stream.
+        for (seed, stream) in [(0, 0), (7, 1), (u64::MAX, u64::MAX), (99, 1 << 40)] {
+            let mut a = ChanceRng::new(seed, stream);
+            let mut b = ChaCha8Rng::seed_from_u64(seed);
+            b.set_stream(stream);
+            for _ in 0..5_000 {
+                assert_eq!(a.next_u32(), b.next_u32());
+            }
+        }
+    }
+
+    #[test]
+    fn block_paths_agree_past_the_32_bit_counter() {
+        let key = [1, 2, 3, 0xDEAD_BEEF, 5, 6, 7, 8];
+        for block in [0, 1, u32::MAX as u64, 1 << 32, u64::MAX] {
+            let (mut fast, mut slow) = ([0; 16], [0; 16]);
+            chacha8_block(&key, block, 0x0123_4567_89AB_CDEF, &mut fast);
+            let mut input = [0u32; 16];
+            input[..4].copy_from_slice(&SIGMA);
+            input[4..12].copy_from_slice(&key);
+            input[12] = block as u32;
+            input[13] = (block >> 32) as u32;
+            input[14] = 0x89AB_CDEF;
+            input[15] = 0x0123_4567;
+            block_scalar(&input, &mut slow);
+            assert_eq!(fast, slow, "block {block}");
+        }
+        // And the scalar path against rand_chacha at a far position.
+        let mut r = ChaCha8Rng::from_seed([9; 32]);
+        r.set_stream(3);
+        r.set_word_pos(16 * 1_000_003);
+        let mut expect = [0u32; 16];
+        for w in expect.iter_mut() {
+            *w = r.next_u32();
+        }
+        let mut got = [0u32; 16];
+        chacha8_block(&[0x0909_0909; 8], 1_000_003, 3, &mut got);
+        assert_eq!(got, expect);
     }
 
     #[test]
