@@ -372,9 +372,22 @@ impl State {
         // One seat to the left, or n - 1 (one to the right), as arithmetic:
         // the direction flips with every Reverse, and a branch on it mispredicts.
         let step = 1 + (n - 2) * reversed as u8;
-        let mut p = seat;
+        let p = seat_plus(seat, step, n);
+        // The next seat is nearly always still in the match: no loop on the
+        // hot path (inside a loop LLVM turns the wrap-around select into a
+        // jump, which mispredicts about every other call).
+        if self.active >> p & 1 == 1 || p == seat {
+            return p;
+        }
+        self.seat_after_gap(p, step, seat)
+    }
+
+    /// [`State::seat_after`] past seats that have left the match (C-7).
+    #[cold]
+    #[inline(never)]
+    fn seat_after_gap(&self, mut p: u8, step: u8, seat: u8) -> u8 {
         loop {
-            p = seat_plus(p, step, n);
+            p = seat_plus(p, step, self.players);
             if self.active >> p & 1 == 1 || p == seat {
                 return p;
             }
