@@ -455,10 +455,24 @@ impl<E: Events> Ctx<'_, E> {
     }
 
     /// Starts `seat`'s turn (with F-3 simulated time-outs when configured).
+    #[inline]
     fn begin_turn(&mut self, mut seat: u8) {
+        if self.g.rules().options.timeout_chance > 0.0 {
+            seat = self.timeouts(seat);
+        }
+        self.s.current = seat;
+        self.s.phase = Phase::Play;
+        self.s.pending_face = NONE;
+        self.s.bonus = false;
+    }
+
+    /// F-3 simulated time-outs before `seat`'s turn; returns the seat that plays.
+    #[cold]
+    #[inline(never)]
+    fn timeouts(&mut self, mut seat: u8) -> u8 {
         let mut p = self.g.rules().options.timeout_chance as f32;
         // C-5: once a player has gone out the round is over; no one times out.
-        if p > 0.0 && self.out_seats() != 0 {
+        if self.out_seats() != 0 {
             p = 0.0;
         }
         let mut guard = 0;
@@ -468,10 +482,7 @@ impl<E: Events> Ctx<'_, E> {
             seat = self.next(seat);
             guard += 1;
         }
-        self.s.current = seat;
-        self.s.phase = Phase::Play;
-        self.s.pending_face = NONE;
-        self.s.bonus = false;
+        seat
     }
 
     // ----- cards ---------------------------------------------------------
@@ -913,6 +924,7 @@ impl<E: Events> Ctx<'_, E> {
     }
 
     /// C-5: a player with no cards once their card's effect is resolved wins the round.
+    #[inline]
     fn check_out(&mut self, seat: u8) {
         if self.s.hands[seat as usize] == 0
             && !self.s.phase.is_over()

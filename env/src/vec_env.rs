@@ -660,7 +660,7 @@ struct StepCtx<'a> {
 /// Writes row `j` of the per-state outputs for `s` (seat to act, and with
 /// `write_obs` its observation, mask and, when asked for, legal-id list);
 /// returns the legal mask.
-#[inline]
+#[inline(always)]
 pub fn write_current(
     game: &Game,
     s: &State,
