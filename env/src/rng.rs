@@ -6,7 +6,7 @@
 //! 300-odd of `ChaCha8Rng`), so the whole game state stays small and
 //! serializable. Output is exactly the ChaCha8 stream of `rand_chacha`
 //! (checked by the tests below), but each refill computes the one 16-word
-//! block it keeps ([`chacha8_block`]); `rand_chacha` computes four blocks at
+//! block it keeps (`chacha8_block`); `rand_chacha` computes four blocks at
 //! once and the other three would be thrown away.
 
 use rand::SeedableRng;
