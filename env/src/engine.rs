@@ -470,13 +470,13 @@ impl<E: Events> Ctx<'_, E> {
     #[cold]
     #[inline(never)]
     fn timeouts(&mut self, mut seat: u8) -> u8 {
-        let mut p = self.g.rules().options.timeout_chance as f32;
         // C-5: once a player has gone out the round is over; no one times out.
         if self.out_seats() != 0 {
-            p = 0.0;
+            return seat;
         }
+        let p = self.g.rules().options.timeout_chance as f32;
         let mut guard = 0;
-        while p > 0.0 && guard < 100 && self.s.rng.chance(p) {
+        while guard < 100 && self.s.rng.chance(p) {
             self.ev.timeout(seat as usize);
             self.take(seat, self.g.rules().options.timeout_draw, false);
             seat = self.next(seat);

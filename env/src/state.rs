@@ -375,14 +375,15 @@ impl State {
         let p = seat_plus(seat, step, n);
         // The next seat is nearly always still in the match: no loop on the
         // hot path (inside a loop LLVM turns the wrap-around select into a
-        // jump, which mispredicts about every other call).
-        if self.active >> p & 1 == 1 || p == seat {
+        // jump, which mispredicts about every other call). With at least two
+        // seats, `p` is never `seat` itself.
+        if self.active >> p & 1 == 1 {
             return p;
         }
         self.seat_after_gap(p, step, seat)
     }
 
-    /// [`State::seat_after`] past seats that have left the match (C-7).
+    /// [`State::seat_after`] past `p`, a seat that has left the match (C-7).
     #[cold]
     #[inline(never)]
     fn seat_after_gap(&self, mut p: u8, step: u8, seat: u8) -> u8 {
