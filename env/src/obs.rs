@@ -163,28 +163,24 @@ fn add_face_counts(game: &Game, cards: u128, out: &mut [f32]) {
     }
 }
 
-/// `hand` piece: counts of the observer's faces.
+/// `hand` piece: counts of the observer's faces (the piece must be zero).
 #[inline]
 pub(crate) fn encode_hand(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
-    let piece = &mut out[HAND..HAND + NUM_FACES];
-    piece.fill(0.0);
-    add_face_counts(game, s.hands[seat], piece);
+    add_face_counts(game, s.hands[seat], &mut out[HAND..HAND + NUM_FACES]);
 }
 
-/// `top_card` and `active_colour` pieces.
+/// `top_card` and `active_colour` pieces (they must be zero).
 #[inline]
 pub(crate) fn encode_top(game: &Game, s: &State, out: &mut [f32]) {
-    out[TOP..PHASE].fill(0.0);
     out[TOP + game.card_face[s.top as usize] as usize] = 1.0;
     if let Some(c) = s.active_colour() {
         out[COLOUR + c.index()] = 1.0;
     }
 }
 
-/// `phase` and `pending` pieces.
+/// `phase` and `pending` pieces (`phase` must be zero).
 #[inline]
 pub(crate) fn encode_phase(s: &State, out: &mut [f32]) {
-    out[PHASE..PENDING].fill(0.0);
     if (s.phase as usize) < NUM_DECISION_PHASES {
         out[PHASE + s.phase as usize] = 1.0;
     }
@@ -376,9 +372,11 @@ pub fn encode(game: &Game, s: &State, seat: usize, out: &mut [f32]) -> Result<()
 #[inline]
 pub(crate) fn encode_unchecked(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
     let out = &mut out[..OBS_SIZE];
-    // Every piece function writes its whole piece (the sparse ones clear it
-    // first), so the vector is not cleared as a whole: that 1,480-byte
+    // The one-hot and count pieces at the front are cleared together (one
+    // `memset` instead of three); every later piece function writes its
+    // whole piece, so the vector is not cleared as a whole: that 1,840-byte
     // `memset` cost about a tenth of the encoder.
+    out[HAND..PENDING].fill(0.0);
     encode_hand(game, s, seat, out);
     encode_top(game, s, out);
     encode_phase(s, out);
