@@ -215,39 +215,23 @@ const PRESSED_FLAGS: [[f32; NUM_COLOURS]; 16] = {
     t
 };
 
-/// `seats` piece: public facts about every seat, relative to the observer.
-#[inline]
-pub(crate) fn encode_seats(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
-    let n = s.players as usize;
-    let target = game.rules().options.target_score as f32;
-    let next = if s.phase.is_over() || game.random_unit {
-        usize::MAX
-    } else {
-        s.seat_after(s.current, s.reversed) as usize
-    };
-    let seats: &mut [f32; MAX_PLAYERS * SEAT_FEATURES] = (&mut out
-        [SEATS..SEATS + MAX_PLAYERS * SEAT_FEATURES])
-        .try_into()
-        .expect("seats piece");
-    for k in 0..n.min(MAX_PLAYERS) {
-        let o = &mut seats[k * SEAT_FEATURES..(k + 1) * SEAT_FEATURES];
-        let p = seat_plus(seat as u8, k as u8, n as u8) as usize;
-        let pressed = PRESSED_FLAGS[(s.pressed_on[p] & 15) as usize];
-        let row = [
-            1.0,
-            (s.active >> p & 1) as f32,
-            TENTHS[s.hands[p].count_ones() as usize],
-            s.scores[p] as f32 / target,
-            (s.uno_called >> p & 1) as f32,
-            pressed[0],
-            pressed[1],
-            pressed[2],
-            pressed[3],
-            (p == next) as u8 as f32,
-        ];
-        o.copy_from_slice(&row);
-    }
-    seats[n.min(MAX_PLAYERS) * SEAT_FEATURES..].fill(0.0);
+/// One row of the `seats` piece: public facts about seat `p`; `next` is the
+/// seat to play next (`usize::MAX` when unknown).
+#[inline(always)]
+fn seat_row(s: &State, p: usize, next: usize, target: f32) -> [f32; SEAT_FEATURES] {
+    let pressed = PRESSED_FLAGS[(s.pressed_on[p] & 15) as usize];
+    [
+        1.0,
+        (s.active >> p & 1) as f32,
+        TENTHS[s.hands[p].count_ones() as usize],
+        s.scores[p] as f32 / target,
+        (s.uno_called >> p & 1) as f32,
+        pressed[0],
+        pressed[1],
+        pressed[2],
+        pressed[3],
+        (p == next) as u8 as f32,
+    ]
 }
 
 /// One-hot colour of a 3-bit code (1 + colour; 0 = none, all zeros).
@@ -261,34 +245,55 @@ const COLOUR_CODE: [[f32; NUM_COLOURS]; 8] = {
     t
 };
 
-/// `history` piece: what every seat revealed about its hand this round,
-/// relative to the observer.
+/// One row of the `history` piece: what seat `p` revealed about its hand this round.
+#[inline(always)]
+fn history_row(s: &State, p: usize) -> [f32; HISTORY_FEATURES] {
+    let named = COLOUR_CODE[(s.pressed_on[p] >> NAMED_SHIFT & 7) as usize];
+    let since = s.since_play[p];
+    let last = COLOUR_CODE[(since >> LAST_COLOUR_SHIFT) as usize];
+    [
+        named[0],
+        named[1],
+        named[2],
+        named[3],
+        last[0],
+        last[1],
+        last[2],
+        last[3],
+        TENTHS[(since & TAKEN_MAX) as usize],
+    ]
+}
+
+/// `seats` and `history` pieces, relative to the observer, in one pass over
+/// the seats (each row by [`seat_row`] and [`history_row`]); rows past the
+/// table's seats are zero.
 #[inline]
-pub(crate) fn encode_history(s: &State, seat: usize, out: &mut [f32]) {
+pub(crate) fn encode_seats_and_history(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
     let n = s.players as usize;
-    let rows: &mut [f32; MAX_PLAYERS * HISTORY_FEATURES] = (&mut out
-        [HISTORY..HISTORY + MAX_PLAYERS * HISTORY_FEATURES])
+    let target = game.rules().options.target_score as f32;
+    let next = if s.phase.is_over() || game.random_unit {
+        usize::MAX
+    } else {
+        s.seat_after(s.current, s.reversed) as usize
+    };
+    let (front, hist) = out.split_at_mut(HISTORY);
+    let seats: &mut [f32; MAX_PLAYERS * SEAT_FEATURES] = (&mut front
+        [SEATS..SEATS + MAX_PLAYERS * SEAT_FEATURES])
+        .try_into()
+        .expect("seats piece");
+    let hist: &mut [f32; MAX_PLAYERS * HISTORY_FEATURES] = (&mut hist
+        [..MAX_PLAYERS * HISTORY_FEATURES])
         .try_into()
         .expect("history piece");
-    for k in 0..n.min(MAX_PLAYERS) {
+    let n = n.min(MAX_PLAYERS);
+    for k in 0..n {
         let p = seat_plus(seat as u8, k as u8, n as u8) as usize;
-        let named = COLOUR_CODE[(s.pressed_on[p] >> NAMED_SHIFT & 7) as usize];
-        let since = s.since_play[p];
-        let last = COLOUR_CODE[(since >> LAST_COLOUR_SHIFT) as usize];
-        let row: [f32; HISTORY_FEATURES] = [
-            named[0],
-            named[1],
-            named[2],
-            named[3],
-            last[0],
-            last[1],
-            last[2],
-            last[3],
-            TENTHS[(since & TAKEN_MAX) as usize],
-        ];
-        rows[k * HISTORY_FEATURES..(k + 1) * HISTORY_FEATURES].copy_from_slice(&row);
+        seats[k * SEAT_FEATURES..(k + 1) * SEAT_FEATURES]
+            .copy_from_slice(&seat_row(s, p, next, target));
+        hist[k * HISTORY_FEATURES..(k + 1) * HISTORY_FEATURES].copy_from_slice(&history_row(s, p));
     }
-    rows[n.min(MAX_PLAYERS) * HISTORY_FEATURES..].fill(0.0);
+    seats[n * SEAT_FEATURES..].fill(0.0);
+    hist[n * HISTORY_FEATURES..].fill(0.0);
 }
 
 /// `played` piece: the public discard pile, by face.
@@ -380,11 +385,10 @@ pub(crate) fn encode_unchecked(game: &Game, s: &State, seat: usize, out: &mut [f
     encode_hand(game, s, seat, out);
     encode_top(game, s, out);
     encode_phase(s, out);
-    encode_seats(game, s, seat, out);
+    encode_seats_and_history(game, s, seat, out);
     encode_played(s, out);
     encode_supply(game, s, out);
     encode_rules(game, out);
-    encode_history(s, seat, out);
 }
 
 /// Byte expansion table: entry b has byte i = bit i of b.
