@@ -30,8 +30,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use uno_agents::neural::{
-    CheckpointMeta, NetConfig, NeuralPolicy, TableMeta, naming_checkpoint, sample_masked,
-    save_checkpoint,
+    CheckpointMeta, NetConfig, NeuralPolicy, TableMeta, naming_checkpoint, non_finite_weights,
+    sample_masked, save_checkpoint,
 };
 use uno_agents::{Agent, AgentSpec, ArenaConfig, build, run_arena};
 use uno_env::obs::{OBS_SIZE, ORACLE_SIZE, encode_oracle};
@@ -328,6 +328,20 @@ pub enum TrainError {
     /// cannot be used; the message names it.
     #[error("{0}")]
     Checkpoint(String),
+    /// An update left the loss or the network's weights not finite (NaN or
+    /// infinite); nothing was saved after it.
+    #[error(
+        "training diverged at update {update}: {what} (NaN or infinite). Nothing was saved from it; \
+         {kept}. Lower [learner] lr or max_grad_norm in the config"
+    )]
+    Diverged {
+        /// The update that diverged.
+        update: u64,
+        /// What was not finite.
+        what: String,
+        /// What the run directory keeps, and how to go on.
+        kept: String,
+    },
 }
 
 /// Lock file a training process holds in its run directory (it contains the
@@ -635,6 +649,8 @@ pub struct Trainer {
     recent: Vec<(bool, bool)>,
     /// Notes printed while starting (dropped pool snapshots, changed settings).
     notes: Vec<String>,
+    /// The update count of the last checkpoint saved (or resumed from).
+    saved_update: u64,
     /// The run directory's lock, held as long as the trainer lives.
     _lock: RunLock,
 }
@@ -996,10 +1012,11 @@ impl Trainer {
             pool,
             ctl: (0..n).map(|_| Vec::new()).collect(),
             ready: RolloutBatch::default(),
-            state,
             metrics,
             recent: Vec::new(),
             notes,
+            saved_update: state.updates,
+            state,
             _lock: lock,
             cfg,
         };
@@ -1294,6 +1311,7 @@ impl Trainer {
             self.state.samples += self.ready.len() as u64;
             self.ready.clear();
             self.state.updates += 1;
+            self.check_finite(&stats, rollout_secs)?;
             self.policy = NeuralPolicy::new_on(self.learner.inference_model(), self.device.clone());
             self.critic = self
                 .learner
@@ -1342,6 +1360,40 @@ impl Trainer {
         self.save()?;
         self.metrics.flush().map_err(io)?;
         Ok(())
+    }
+
+    /// Stops the run at the first update whose loss or resulting weights are
+    /// not finite numbers, before anything is saved from it (its metrics are
+    /// still logged, so the divergence shows in `metrics.jsonl`).
+    fn check_finite(&mut self, stats: &UpdateStats, rollout_secs: f64) -> Result<(), TrainError> {
+        let (bad, total) = non_finite_weights(&self.learner.inference_model());
+        let what = if bad > 0 {
+            format!("{bad} of the network's {total} weights are not finite numbers")
+        } else if !stats.total_loss.is_finite() {
+            format!("the loss is {}", stats.total_loss)
+        } else {
+            return Ok(());
+        };
+        let _ = self.log_update(stats, rollout_secs, 0.0);
+        let _ = self.metrics.flush();
+        let kept = if self
+            .out
+            .join("latest")
+            .join(uno_agents::neural::META_FILE)
+            .is_file()
+        {
+            format!(
+                "latest/ and trainer.json keep the checkpoint of update {} (continue from it with --resume --config FILE)",
+                self.saved_update
+            )
+        } else {
+            "no checkpoint had been saved yet".to_string()
+        };
+        Err(TrainError::Diverged {
+            update: self.state.updates,
+            what,
+            kept,
+        })
     }
 
     fn progress(&self, rate: f64) -> Progress {
@@ -1434,6 +1486,7 @@ impl Trainer {
         self.learner.save(&self.out.join("latest"), &meta)?;
         let json = serde_json::to_vec_pretty(&self.state).map_err(io)?;
         uno_agents::neural::write_atomic(&self.out.join(TRAINER_FILE), &json).map_err(io)?;
+        self.saved_update = self.state.updates;
         Ok(())
     }
 

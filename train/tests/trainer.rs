@@ -1267,8 +1267,9 @@ fn weights_damaged_in_place_are_refused_naming_the_checkpoint() {
 }
 
 /// The CLI: a second `train` on a running one's --out is refused (exit 2);
-/// Ctrl-C saves a checkpoint, releases the lock and exits with 130; and
-/// `--resume --eval-games N` turns evaluation back on after `--eval-games 0`.
+/// Ctrl-C saves a checkpoint, releases the lock and exits with 130;
+/// `--resume --eval-games N` turns evaluation back on after `--eval-games 0`;
+/// and SIGTERM stops a run as Ctrl-C does.
 #[cfg(unix)]
 #[test]
 fn cli_train_lock_interrupt_and_eval_games() {
@@ -1338,6 +1339,35 @@ fn cli_train_lock_interrupt_and_eval_games() {
     let config: TrainConfig =
         toml::from_str(&std::fs::read_to_string(out.join("config.toml")).unwrap()).unwrap();
     assert_eq!((config.eval_every, config.eval_games), (2, 10));
+    // SIGTERM (what `timeout`, systemd, Docker and batch schedulers send)
+    // saves and exits as Ctrl-C does.
+    let updates = |out: &Path| -> u64 {
+        let state: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("trainer.json")).unwrap())
+                .unwrap();
+        state["updates"].as_u64().unwrap()
+    };
+    let before = updates(&out);
+    let mut third = Command::new(bin)
+        .args(["train", "--out", out_s, "--resume", "--steps", "1e12"])
+        .args(["--eval-games", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while updates(&out) == before {
+        assert!(start.elapsed() < Duration::from_secs(120), "no checkpoint");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: signals the child this test spawned.
+    unsafe { libc::kill(third.id() as i32, libc::SIGTERM) };
+    let status = third.wait().unwrap();
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut third.stdout.take().unwrap(), &mut stdout).unwrap();
+    assert_eq!(status.code(), Some(130), "{stdout}");
+    assert!(stdout.contains("stopped after"), "{stdout}");
+    assert!(!out.join(uno_train::selfplay::LOCK_FILE).exists());
 }
 
 /// `train --help` names the defaults the config supplies; `threads = 0` in a
@@ -1393,4 +1423,41 @@ fn cli_train_help_defaults_threads_0_and_a_file_as_out() {
     assert_eq!(e.status.code(), Some(2), "{err}");
     assert!(err.contains("not a directory"), "{err}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+}
+
+#[test]
+fn a_diverging_update_stops_the_run_and_keeps_the_last_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let mut t = Trainer::new(tiny(5_000), &out, false).unwrap();
+    t.run(Arc::new(AtomicBool::new(false)), |_| {}).unwrap();
+    let saved = t.state().updates;
+    drop(t);
+    let model = std::fs::read(out.join("latest/model.bpk")).unwrap();
+    let counters = std::fs::read(out.join("trainer.json")).unwrap();
+    // Resumed with an absurd learning rate, the first update blows the weights up.
+    let mut wild = tiny(40_000);
+    wild.learner.lr = 1e10;
+    wild.lr_anneal = false;
+    let mut t = Trainer::new(wild, &out, true).unwrap();
+    let err = t
+        .run(Arc::new(AtomicBool::new(false)), |_| {})
+        .expect_err("a diverged update must stop the run")
+        .to_string();
+    assert!(
+        err.contains(&format!("diverged at update {}", saved + 1)),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("checkpoint of update {saved}")),
+        "{err}"
+    );
+    drop(t);
+    // Nothing from the diverged update reached the run directory's checkpoint.
+    assert_eq!(std::fs::read(out.join("latest/model.bpk")).unwrap(), model);
+    assert_eq!(std::fs::read(out.join("trainer.json")).unwrap(), counters);
+    assert!(!out.join(uno_train::selfplay::LOCK_FILE).exists());
+    // Its metrics were logged: the divergence shows in metrics.jsonl.
+    let metrics = std::fs::read_to_string(out.join("metrics.jsonl")).unwrap();
+    assert_eq!(metrics.lines().count() as u64, saved + 1, "{metrics}");
 }

@@ -333,18 +333,23 @@ pub fn load_weights(net: PolicyValueNet, path: &Path) -> Result<PolicyValueNet, 
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;
-    let mut check = NonFinite::default();
-    net.visit(&mut check);
-    if check.bad > 0 {
+    let (bad, total) = non_finite_weights(&net);
+    if bad > 0 {
         return Err(NeuralError::CorruptWeights {
             path: path.to_path_buf(),
             message: format!(
-                "{} of its {} weights are not finite numbers (NaN or infinite): the file is damaged, or the run that wrote it diverged",
-                check.bad, check.total
+                "{bad} of its {total} weights are not finite numbers (NaN or infinite): the file is damaged, or the run that wrote it diverged"
             ),
         });
     }
     Ok(net)
+}
+
+/// How many of `net`'s weights are not finite numbers (NaN or infinite), and how many it has.
+pub fn non_finite_weights(net: &PolicyValueNet) -> (usize, usize) {
+    let mut check = NonFinite::default();
+    net.visit(&mut check);
+    (check.bad, check.total)
 }
 
 /// Writes `model.bpk` and then `meta.json` into `dir` (created if needed), each atomically.

@@ -18,8 +18,8 @@ pub use agent::{
 };
 pub use checkpoint::{
     CHECKPOINT_FORMAT_VERSION, CheckpointMeta, META_FILE, MODEL_FILE, OPTIM_FILE, TableMeta,
-    load_checkpoint, load_checkpoint_on, load_weights, read_meta, save_checkpoint, save_weights,
-    tmp_path_for, write_atomic, write_meta,
+    load_checkpoint, load_checkpoint_on, load_weights, non_finite_weights, read_meta,
+    save_checkpoint, save_weights, tmp_path_for, write_atomic, write_meta,
 };
 pub use device::{available_devices, device_by_name};
 pub use net::{MAX_PARAMS, NetConfig, PolicyValueNet};

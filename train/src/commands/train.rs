@@ -143,6 +143,20 @@ pub fn run(a: Args) -> CmdResult {
         .num_threads(threads)
         .build_global();
     let mut trainer = Trainer::new(cfg, &a.out, a.resume).map_err(|e| e.to_string())?;
+    {
+        let c = trainer.config();
+        let what = if c.tables.is_empty() {
+            format!("{} at {} players", c.rules, c.players)
+        } else {
+            c.tables.join(", ")
+        };
+        eprintln!(
+            "{} {what} to {} steps in {} (Ctrl-C saves a checkpoint and stops)",
+            if a.resume { "resuming" } else { "training" },
+            c.steps,
+            a.out.display()
+        );
+    }
     let stop = Arc::new(AtomicBool::new(false));
     {
         let stop = stop.clone();
