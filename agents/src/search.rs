@@ -90,11 +90,12 @@ impl Search {
                 ),
             });
         }
-        if params.samples > MAX_SAMPLES {
+        if params.samples == 0 || params.samples > MAX_SAMPLES {
             return Err(AgentError::BadParam {
                 key: "samples".into(),
                 reason: format!(
-                    "{} is more than {MAX_SAMPLES} deals per decision (each costs a playout per legal action)",
+                    "{} is not 1 to {MAX_SAMPLES} deals per decision (each costs a playout per legal action; \
+                     with none, search would only ever play its base agent)",
                     params.samples
                 ),
             });
@@ -244,6 +245,7 @@ mod tests {
             "search:base=nobody",
             "search:base=search",
             "search:samples=x",
+            "search:samples=0",
             "search:samples=100001",
         ] {
             let err = crate::parse_spec(spec)

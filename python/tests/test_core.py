@@ -447,7 +447,7 @@ def test_a_network_trained_on_several_tables_plays_each_of_them():
                 warnings.simplefilter("error")
                 assert agent.act(st) in st.legal_actions()
     st = ua.Game("flash", 3).new_state(0)
-    with pytest.warns(UserWarning, match="trained with 2 players, playing with 3"):
+    with pytest.warns(UserWarning, match="trained with 2 and 4 players, playing with 3"):
         assert agent.act(st) in st.legal_actions()
 
 

@@ -157,6 +157,18 @@ def test_non_integer_actions_raise_type_error_and_change_nothing(illegal_action)
     env.step(np.int32(legal))  # numpy integers are accepted, and the episode went on
 
 
+@pytest.mark.parametrize("illegal_action", ["lose", "raise"])
+def test_ids_outside_the_action_space_raise_value_error_and_change_nothing(illegal_action):
+    # Not a move a policy made but a bug in the caller: never an episode lost.
+    env = UnoAttackEnv(illegal_action=illegal_action)
+    env.reset(seed=2)
+    before = env.state.to_json()
+    for bad in (98, 200, -1, 2**70, np.int64(-5)):
+        with pytest.raises(ValueError, match="out of range"):
+            env.step(bad)
+        assert env.state.to_json() == before
+
+
 def test_numpy_integer_scalars_and_0d_arrays_are_actions():
     e1, e2 = UnoAttackEnv(), UnoAttackEnv()
     _, info = e1.reset(seed=5)

@@ -48,7 +48,8 @@ class UnoAttackEnv(gymnasium.Env):
         reward: ``"win"`` (+1 for a win, -1/(N-1) for a loss) or ``"points"``
             (points won or held / 100 at each round's end).
         illegal_action: ``"lose"`` (the episode ends with reward -1 and
-            ``info["illegal_action"]`` holds the reason) or ``"raise"`` (ValueError).
+            ``info["illegal_action"]`` holds the reason) or ``"raise"`` (ValueError);
+            an id outside ``0..97`` raises ValueError in either mode.
         render_mode: ``None`` (``render()`` warns and returns None), ``"ansi"``
             (``render()`` returns text, every hand shown) or ``"human"`` (prints it).
 
@@ -190,12 +191,16 @@ class UnoAttackEnv(gymnasium.Env):
         learner's turn again; returns ``(obs, reward, terminated, truncated, info)``.
 
         ``action`` is an int or a numpy integer; anything else (a float, even
-        ``3.0``) raises TypeError whatever ``illegal_action`` says."""
+        ``3.0``) raises TypeError, and an id outside the action space
+        (``Discrete(98)``) raises ValueError, whatever ``illegal_action`` says:
+        those are bugs in the caller, not moves a policy made."""
         if self._done:
             raise RuntimeError("the episode is over: call reset()")
         a = action_id(action)
+        if not 0 <= a < NUM_ACTIONS:
+            raise ValueError(f"action id {a} is out of range: the action space is 0..{NUM_ACTIONS - 1}")
         mask = self.state.legal_mask()
-        if not (0 <= a < NUM_ACTIONS) or not mask[a]:
+        if not mask[a]:
             if self.illegal_action == "raise":
                 self.state.apply(a)  # raises ValueError with the engine's reason
             try:

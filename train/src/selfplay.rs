@@ -744,6 +744,12 @@ impl Trainer {
                 )
             }));
         }
+        if out.exists() && !out.is_dir() {
+            return Err(TrainError::Io(format!(
+                "--out {} is a file, not a directory: a run needs a new or empty directory",
+                out.display()
+            )));
+        }
         // The directories this call creates (the deepest first), removed
         // again when the run is refused.
         let created: Vec<PathBuf> = out

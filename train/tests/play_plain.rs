@@ -63,7 +63,7 @@ fn run(args: &[&str], input: String, hold: Duration, limit: Duration) -> (i32, S
 fn plain_mode_plays_a_full_round_and_refuses_bad_input() {
     let tr = tmp("plain.json");
     let trs = tr.to_str().unwrap();
-    let mut input = String::from("bogus\nchallenge\n99\nhelp\nlook\n");
+    let mut input = String::from("bogus\nchallenge\n99\n999999999999999999999999\nhelp\nlook\n");
     for _ in 0..3000 {
         input.push_str("1\n");
     }
@@ -97,6 +97,7 @@ fn plain_mode_plays_a_full_round_and_refuses_bad_input() {
         tail(&out)
     );
     assert!(out.contains("No item 99 in the menu"));
+    assert!(out.contains("No item 999999999999999999999999 in the menu"));
     assert!(out.contains("Commands:"));
     assert!(out.contains("Your hand ("));
     assert!(out.contains("Choose:"));

@@ -361,6 +361,25 @@ fn cli_rejects_bad_flags_with_exit_code_2() {
         vec!["simulate", "--seed", "-1"],
         vec!["simulate", "--games", "0"],
         vec!["arena", "--games", "1.5"],
+        // One agent compares nothing; three cannot share two seats (and the
+        // part-block note is not printed before that error).
+        vec!["arena", "--agents", "heuristic", "--games", "4"],
+        vec![
+            "arena",
+            "--players",
+            "2",
+            "--agents",
+            "heuristic,random,greedy",
+            "--games",
+            "4",
+        ],
+        vec![
+            "arena",
+            "--agents",
+            "search:samples=0,random",
+            "--games",
+            "2",
+        ],
         vec!["arena", "--threads", "100000", "--games", "2"],
         vec!["train", "--threads", "5000", "--out", "/tmp/uno-never"],
         vec!["train", "--steps", "2.5", "--out", "/tmp/uno-never"],
@@ -1422,6 +1441,15 @@ fn cli_train_help_defaults_threads_0_and_a_file_as_out() {
     let err = String::from_utf8_lossy(&e.stderr);
     assert_eq!(e.status.code(), Some(2), "{err}");
     assert!(err.contains("not a directory"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+    // A new run into a file: the same (it said "File exists").
+    let e = Command::new(bin)
+        .args(["train", "--steps", "1", "--out", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&e.stderr);
+    assert_eq!(e.status.code(), Some(2), "{err}");
+    assert!(err.contains("is a file, not a directory"), "{err}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
 }
 

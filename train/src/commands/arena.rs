@@ -55,8 +55,22 @@ pub fn run(a: Args) -> CmdResult {
     crate::commands::register_neural();
     let rules = Rules::load(&a.rules).map_err(|e| e.to_string())?;
     let specs = parse_spec_list(&a.agents).map_err(|e| e.to_string())?;
-    // A checkpoint must have been trained for these rules (and this observation layout).
     let game = uno_env::Game::new(rules.clone(), a.players).map_err(|e| e.to_string())?;
+    // Errors before notes: a refused table prints only its error.
+    if specs.len() < 2 {
+        return Err(format!(
+            "--agents needs at least two agents to compare (got {}); list one twice to play it against itself",
+            a.agents
+        ));
+    }
+    if !a.league && !a.players.is_multiple_of(specs.len()) {
+        return Err(uno_agents::AgentError::SeatsNotDivisible {
+            agents: specs.len(),
+            players: a.players,
+        }
+        .to_string());
+    }
+    // A checkpoint must have been trained for these rules (and this observation layout).
     // A search's base may be a checkpoint too.
     let dirs: Vec<_> = specs
         .iter()

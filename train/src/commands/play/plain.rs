@@ -280,11 +280,17 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
             "help" | "?" | "h" => println!("{HELP}"),
             "look" | "l" | "state" => need_table = true,
             _ => {
-                let action = if let Ok(k) = cmd.parse::<usize>() {
-                    match items.get(k.wrapping_sub(1)) {
+                // Any run of digits is a menu number (one too long for a
+                // usize is simply not in the menu).
+                let action = if cmd.bytes().all(|b| b.is_ascii_digit()) {
+                    match cmd
+                        .parse::<usize>()
+                        .ok()
+                        .and_then(|k| items.get(k.wrapping_sub(1)))
+                    {
                         Some(&act) => Some(act),
                         None => {
-                            println!("No item {k} in the menu (1..{}).", items.len());
+                            println!("No item {cmd} in the menu (1..{}).", items.len());
                             None
                         }
                     }
