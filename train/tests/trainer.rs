@@ -1489,3 +1489,67 @@ fn a_diverging_update_stops_the_run_and_keeps_the_last_checkpoint() {
     let metrics = std::fs::read_to_string(out.join("metrics.jsonl")).unwrap();
     assert_eq!(metrics.lines().count() as u64, saved + 1, "{metrics}");
 }
+
+/// `--resume --config FILE` changes only the settings FILE names: the run's
+/// rules, table and other `[learner]` settings stay (a config that sets no
+/// rules, such as configs/fast.toml, used to put the default attack-2010 in
+/// place of the run's and have the resume refused).
+#[test]
+fn cli_resume_with_a_config_changes_only_what_it_names() {
+    use std::process::Command;
+    let bin = env!("CARGO_BIN_EXE_uno-attack");
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first.toml");
+    std::fs::write(
+        &first,
+        "envs = 16\nbatch_samples = 256\nhidden = [16]\neval_every = 0\ntensorboard = false\n\
+         [learner]\nminibatch_size = 256\nepochs = 1\nlr = 0.001\n",
+    )
+    .unwrap();
+    let out = dir.path().join("run");
+    let out_s = out.to_str().unwrap();
+    let run = Command::new(bin)
+        .args([
+            "train",
+            "--rules",
+            "classic",
+            "--players",
+            "2",
+            "--steps",
+            "1",
+        ])
+        .args(["--config", first.to_str().unwrap(), "--out", out_s])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let change = dir.path().join("change.toml");
+    std::fs::write(&change, "steps = 3000\n[learner]\nlr = 0.0005\n").unwrap();
+    let run = Command::new(bin)
+        .args(["train", "--resume", "--out", out_s])
+        .args(["--config", change.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{err}");
+    assert!(err.contains("resuming classic at 2 players"), "{err}");
+    let cfg: TrainConfig =
+        toml::from_str(&std::fs::read_to_string(out.join("config.toml")).unwrap()).unwrap();
+    assert_eq!((cfg.rules.as_str(), cfg.players), ("classic", 2));
+    assert_eq!((cfg.envs, cfg.batch_samples, cfg.steps), (16, 256, 3000));
+    assert_eq!((cfg.learner.epochs, cfg.learner.minibatch_size), (1, 256));
+    assert!((cfg.learner.lr - 0.0005).abs() < 1e-9, "{}", cfg.learner.lr);
+    // A changed table is still refused, by name.
+    std::fs::write(&change, "rules = \"flash\"\n").unwrap();
+    let run = Command::new(bin)
+        .args(["train", "--resume", "--out", out_s])
+        .args(["--config", change.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot resume"), "{err}");
+}

@@ -65,25 +65,39 @@ pub struct Args {
 /// Runs `train`.
 pub fn run(a: Args) -> CmdResult {
     crate::commands::register_neural();
+    // The run's own settings, when resuming one that recorded them.
+    let run_config = a.out.join("config.toml");
+    let run_text = if a.resume && run_config.is_file() {
+        let text = std::fs::read_to_string(&run_config)
+            .map_err(|e| format!("cannot read {}: {e}", run_config.display()))?;
+        toml::from_str::<TrainConfig>(&text).map_err(|e| {
+            format!(
+                "invalid config.toml in the run: {}",
+                toml_error(&run_config, &text, &e)
+            )
+        })?;
+        Some(text)
+    } else {
+        None
+    };
     let mut cfg = match &a.config {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-            toml::from_str::<TrainConfig>(&text)
-                .map_err(|e| format!("invalid training config {}", toml_error(p, &text, &e)))?
+            let own = toml::from_str::<TrainConfig>(&text)
+                .map_err(|e| format!("invalid training config {}", toml_error(p, &text, &e)))?;
+            match &run_text {
+                // On resume, --config changes the settings it names; the
+                // others stay the run's (not the defaults).
+                Some(run) => resume_with(run, &text)
+                    .map_err(|e| format!("invalid training config {}: {e}", p.display()))?,
+                None => own,
+            }
         }
-        None if a.resume && a.out.join("config.toml").is_file() => {
-            let p = a.out.join("config.toml");
-            let text = std::fs::read_to_string(&p)
-                .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-            toml::from_str::<TrainConfig>(&text).map_err(|e| {
-                format!(
-                    "invalid config.toml in the run: {}",
-                    toml_error(&p, &text, &e)
-                )
-            })?
-        }
-        None => TrainConfig::default(),
+        None => match &run_text {
+            Some(run) => toml::from_str::<TrainConfig>(run).map_err(|e| e.to_string())?,
+            None => TrainConfig::default(),
+        },
     };
     if !cfg.tables.is_empty() && (a.rules.is_some() || a.players.is_some()) {
         return Err(format!(
@@ -229,6 +243,36 @@ pub fn run(a: Args) -> CmdResult {
         std::process::exit(130);
     }
     Ok(())
+}
+
+/// The run's config (`run`, TOML) with the settings `changes` names put in
+/// its place, tables merged key by key: `[learner] lr = 1e-4` changes the
+/// learning rate and keeps the run's other `[learner]` settings. A config
+/// that names `tables` replaces the run's table (`rules`, `players`) and the
+/// other way round.
+fn resume_with(run: &str, changes: &str) -> Result<TrainConfig, String> {
+    fn merge(base: &mut toml::Table, top: toml::Table) {
+        for (k, v) in top {
+            match (base.get_mut(&k), v) {
+                (Some(toml::Value::Table(b)), toml::Value::Table(t)) => merge(b, t),
+                (_, v) => {
+                    base.insert(k, v);
+                }
+            }
+        }
+    }
+    let mut base: toml::Table = toml::from_str(run).map_err(|e| e.to_string())?;
+    let top: toml::Table = toml::from_str(changes).map_err(|e| e.to_string())?;
+    if top.contains_key("tables") {
+        base.remove("rules");
+        base.remove("players");
+    } else if top.contains_key("rules") || top.contains_key("players") {
+        base.remove("tables");
+    }
+    merge(&mut base, top);
+    toml::Value::Table(base)
+        .try_into::<TrainConfig>()
+        .map_err(|e| e.to_string())
 }
 
 /// A TOML error in the file `path` on one line (see [`uno_env::rules::toml_error_line`]).
