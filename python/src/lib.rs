@@ -15,7 +15,7 @@
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::{PyIndexError, PyOverflowError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use std::sync::{Arc, Mutex};
 use uno_env::obs::{ORACLE_SIZE, PIECES, encode, encode_oracle, write_mask};
 use uno_env::vec_env::{BatchMut, terminal_rewards};
@@ -123,6 +123,31 @@ fn scan_rules_dict(
             key_path(path),
             f.value()
         )));
+    } else if obj.cast::<PyInt>().is_ok() && obj.cast::<PyBool>().is_err() {
+        if obj.extract::<i64>().is_err() {
+            return Err(value_error(format!(
+                "invalid rules dict: `{}` is {}, beyond any setting's range (64-bit integers)",
+                key_path(path),
+                obj.str()?
+            )));
+        }
+    } else if obj.cast::<PyString>().is_err()
+        && obj.cast::<PyBool>().is_err()
+        && obj.cast::<PyFloat>().is_err()
+    {
+        // numpy scalars become their Python values (`json_default`).
+        let module: String = obj
+            .get_type()
+            .getattr("__module__")?
+            .extract()
+            .unwrap_or_default();
+        if module != "numpy" || !obj.hasattr("item")? {
+            return Err(PyTypeError::new_err(format!(
+                "invalid rules dict: `{}` is a {}, not a number, string, bool, list or dict",
+                key_path(path),
+                type_name(obj)
+            )));
+        }
     }
     Ok(())
 }

@@ -125,8 +125,11 @@ def test_numpy_scalars_in_dicts_are_their_values():
     assert sc.current_player == 1
     with pytest.raises(ValueError):
         ua.Game({"preset": "classic", "options": {"hand_size": np.float64("nan")}}, 3)
-    with pytest.raises(TypeError, match="not JSON serializable"):
+    # A value no rules file can hold, or an integer past 64 bits: the message names its key.
+    with pytest.raises(TypeError, match="`options.hand_size` is a object, not a number"):
         ua.Game({"preset": "classic", "options": {"hand_size": object()}}, 3)
+    with pytest.raises(ValueError, match="`options.target_score` is 1180591620717411303424, beyond"):
+        ua.Game({"preset": "classic", "options": {"target_score": 2**70}}, 3)
 
 
 def test_step_with_no_array_is_a_type_error():
