@@ -49,6 +49,23 @@ fn saved_tiny_run() -> (tempfile::TempDir, std::path::PathBuf) {
     (dir, out)
 }
 
+/// A tiny run trained to `steps` in a temporary directory: the directory,
+/// the run's path in it and its counters when it finished.
+fn trained_tiny_run(
+    steps: u64,
+) -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    uno_train::selfplay::TrainerState,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let mut t = Trainer::new(tiny(steps), &out, false).unwrap();
+    t.run(Arc::new(AtomicBool::new(false)), |_| {}).unwrap();
+    let state = t.state().clone();
+    (dir, out, state)
+}
+
 /// The values of scalar `key` in the lines of a run's `metrics.jsonl`, in order.
 fn series(metrics: &str, key: &str) -> Vec<f64> {
     metrics
@@ -97,13 +114,8 @@ fn short_training_beats_random_measurably() {
 
 #[test]
 fn resume_continues_steps_updates_and_optimizer() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("run");
-    let mut t = Trainer::new(tiny(20_000), &out, false).unwrap();
-    t.run(Arc::new(AtomicBool::new(false)), |_| {}).unwrap();
-    let first = t.state().clone();
+    let (_dir, out, first) = trained_tiny_run(20_000);
     assert!(first.steps >= 20_000 && first.updates >= 1);
-    drop(t);
     let meta1: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("latest/meta.json")).unwrap())
             .unwrap();
@@ -1285,6 +1297,22 @@ fn weights_damaged_in_place_are_refused_naming_the_checkpoint() {
     assert!(err.contains("not finite"), "{err}");
 }
 
+/// Writes `tiny.toml` in `dir`: a training config of 16 games, 256-sample
+/// updates and a 16-unit network (one epoch, no TensorBoard), with `top` and
+/// `learner` lines added to its top level and its `[learner]` table.
+fn tiny_cli_config(dir: &Path, top: &str, learner: &str) -> std::path::PathBuf {
+    let path = dir.join("tiny.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "envs = 16\nbatch_samples = 256\nhidden = [16]\ntensorboard = false\n{top}\
+             [learner]\nminibatch_size = 256\nepochs = 1\n{learner}"
+        ),
+    )
+    .unwrap();
+    path
+}
+
 /// The CLI: a second `train` on a running one's --out is refused (exit 2);
 /// Ctrl-C saves a checkpoint, releases the lock and exits with 130;
 /// `--resume --eval-games N` turns evaluation back on after `--eval-games 0`;
@@ -1296,13 +1324,11 @@ fn cli_train_lock_interrupt_and_eval_games() {
     use std::time::{Duration, Instant};
     let bin = env!("CARGO_BIN_EXE_uno-attack");
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("tiny.toml");
-    std::fs::write(
-        &config,
-        "envs = 16\nbatch_samples = 256\nhidden = [16]\neval_every = 2\neval_games = 10\n\
-         checkpoint_every = 1\ntensorboard = false\n[learner]\nminibatch_size = 256\nepochs = 1\n",
-    )
-    .unwrap();
+    let config = tiny_cli_config(
+        dir.path(),
+        "eval_every = 2\neval_games = 10\ncheckpoint_every = 1\n",
+        "",
+    );
     let config = config.to_str().unwrap();
     let out = dir.path().join("run");
     let out_s = out.to_str().unwrap();
@@ -1315,7 +1341,7 @@ fn cli_train_lock_interrupt_and_eval_games() {
         "--config",
         config,
     ];
-    let mut first = Command::new(bin)
+    let first = Command::new(bin)
         .args(base)
         .args(["--steps", "1e12", "--eval-games", "0", "--out", out_s])
         .stdout(Stdio::piped())
@@ -1334,14 +1360,7 @@ fn cli_train_lock_interrupt_and_eval_games() {
     let err = String::from_utf8_lossy(&second.stderr);
     assert_eq!(second.status.code(), Some(2), "{err}");
     assert!(err.contains("another `train`"), "{err}");
-    // SAFETY: signals the child this test spawned.
-    unsafe { libc::kill(first.id() as i32, libc::SIGINT) };
-    let status = first.wait().unwrap();
-    let mut stdout = String::new();
-    std::io::Read::read_to_string(&mut first.stdout.take().unwrap(), &mut stdout).unwrap();
-    assert_eq!(status.code(), Some(130), "{stdout}");
-    assert!(stdout.contains("stopped after"), "{stdout}");
-    assert!(!out.join(uno_train::selfplay::LOCK_FILE).exists());
+    stops_and_saves(first, libc::SIGINT, &out);
     assert!(!out.join("best").exists(), "--eval-games 0: no evaluation");
     // --eval-games given on resume replaces the stored 0: evaluation is on again.
     let state: serde_json::Value =
@@ -1367,7 +1386,7 @@ fn cli_train_lock_interrupt_and_eval_games() {
         state["updates"].as_u64().unwrap()
     };
     let before = updates(&out);
-    let mut third = Command::new(bin)
+    let third = Command::new(bin)
         .args(["train", "--out", out_s, "--resume", "--steps", "1e12"])
         .args(["--eval-games", "0"])
         .stdout(Stdio::piped())
@@ -1379,12 +1398,19 @@ fn cli_train_lock_interrupt_and_eval_games() {
         assert!(start.elapsed() < Duration::from_secs(120), "no checkpoint");
         std::thread::sleep(Duration::from_millis(50));
     }
+    stops_and_saves(third, libc::SIGTERM, &out);
+}
+
+/// Sends `signal` to a running `train` into `out`, which must save, say
+/// `stopped after`, release its lock and exit with 130.
+#[cfg(unix)]
+fn stops_and_saves(mut child: std::process::Child, signal: i32, out: &Path) {
     // SAFETY: signals the child this test spawned.
-    unsafe { libc::kill(third.id() as i32, libc::SIGTERM) };
-    let status = third.wait().unwrap();
+    unsafe { libc::kill(child.id() as i32, signal) };
+    let status = child.wait().unwrap();
     let mut stdout = String::new();
-    std::io::Read::read_to_string(&mut third.stdout.take().unwrap(), &mut stdout).unwrap();
-    assert_eq!(status.code(), Some(130), "{stdout}");
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
+    assert_eq!(status.code(), Some(130), "signal {signal}: {stdout}");
     assert!(stdout.contains("stopped after"), "{stdout}");
     assert!(!out.join(uno_train::selfplay::LOCK_FILE).exists());
 }
@@ -1434,33 +1460,28 @@ fn cli_train_help_defaults_threads_0_and_a_file_as_out() {
     assert_eq!(cfg.threads, cores);
     let file = dir.path().join("a-file");
     std::fs::write(&file, "x").unwrap();
-    let e = Command::new(bin)
-        .args(["train", "--resume", "--out", file.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&e.stderr);
-    assert_eq!(e.status.code(), Some(2), "{err}");
-    assert!(err.contains("not a directory"), "{err}");
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
-    // A new run into a file: the same (it said "File exists").
-    let e = Command::new(bin)
-        .args(["train", "--steps", "1", "--out", file.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&e.stderr);
-    assert_eq!(e.status.code(), Some(2), "{err}");
-    assert!(err.contains("is a file, not a directory"), "{err}");
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+    // Resumed, or a new run (it said "File exists"): refused, the file untouched.
+    for (flags, says) in [
+        (&["--resume"][..], "not a directory"),
+        (&["--steps", "1"][..], "is a file, not a directory"),
+    ] {
+        let e = Command::new(bin)
+            .arg("train")
+            .args(flags)
+            .args(["--out", file.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&e.stderr);
+        assert_eq!(e.status.code(), Some(2), "{err}");
+        assert!(err.contains(says), "{err}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+    }
 }
 
 #[test]
 fn a_diverging_update_stops_the_run_and_keeps_the_last_checkpoint() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("run");
-    let mut t = Trainer::new(tiny(5_000), &out, false).unwrap();
-    t.run(Arc::new(AtomicBool::new(false)), |_| {}).unwrap();
-    let saved = t.state().updates;
-    drop(t);
+    let (_dir, out, first) = trained_tiny_run(5_000);
+    let saved = first.updates;
     let model = std::fs::read(out.join("latest/model.bpk")).unwrap();
     let counters = std::fs::read(out.join("trainer.json")).unwrap();
     // Resumed with an absurd learning rate, the first update blows the weights up.
@@ -1499,25 +1520,11 @@ fn cli_resume_with_a_config_changes_only_what_it_names() {
     use std::process::Command;
     let bin = env!("CARGO_BIN_EXE_uno-attack");
     let dir = tempfile::tempdir().unwrap();
-    let first = dir.path().join("first.toml");
-    std::fs::write(
-        &first,
-        "envs = 16\nbatch_samples = 256\nhidden = [16]\neval_every = 0\ntensorboard = false\n\
-         [learner]\nminibatch_size = 256\nepochs = 1\nlr = 0.001\n",
-    )
-    .unwrap();
+    let first = tiny_cli_config(dir.path(), "eval_every = 0\n", "lr = 0.001\n");
     let out = dir.path().join("run");
     let out_s = out.to_str().unwrap();
     let run = Command::new(bin)
-        .args([
-            "train",
-            "--rules",
-            "classic",
-            "--players",
-            "2",
-            "--steps",
-            "1",
-        ])
+        .args("train --rules classic --players 2 --steps 1".split(' '))
         .args(["--config", first.to_str().unwrap(), "--out", out_s])
         .output()
         .unwrap();
@@ -1526,13 +1533,17 @@ fn cli_resume_with_a_config_changes_only_what_it_names() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let change = dir.path().join("change.toml");
-    std::fs::write(&change, "steps = 3000\n[learner]\nlr = 0.0005\n").unwrap();
-    let run = Command::new(bin)
-        .args(["train", "--resume", "--out", out_s])
-        .args(["--config", change.to_str().unwrap()])
-        .output()
-        .unwrap();
+    // `train --resume --out RUN --config FILE`, FILE holding `changes`.
+    let resume_with = |changes: &str| {
+        let change = dir.path().join("change.toml");
+        std::fs::write(&change, changes).unwrap();
+        Command::new(bin)
+            .args(["train", "--resume", "--out", out_s])
+            .args(["--config", change.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let run = resume_with("steps = 3000\n[learner]\nlr = 0.0005\n");
     let err = String::from_utf8_lossy(&run.stderr);
     assert!(run.status.success(), "{err}");
     assert!(err.contains("resuming classic at 2 players"), "{err}");
@@ -1543,12 +1554,7 @@ fn cli_resume_with_a_config_changes_only_what_it_names() {
     assert_eq!((cfg.learner.epochs, cfg.learner.minibatch_size), (1, 256));
     assert!((cfg.learner.lr - 0.0005).abs() < 1e-9, "{}", cfg.learner.lr);
     // A changed table is still refused, by name.
-    std::fs::write(&change, "rules = \"flash\"\n").unwrap();
-    let run = Command::new(bin)
-        .args(["train", "--resume", "--out", out_s])
-        .args(["--config", change.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let run = resume_with("rules = \"flash\"\n");
     let err = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(2), "{err}");
     assert!(err.contains("cannot resume"), "{err}");

@@ -25,10 +25,9 @@ pub fn checkpoint_name(rules: &str, players: usize) -> String {
 /// Where shipped checkpoints may live: `./checkpoints` and the workspace's own.
 fn checkpoint_roots() -> Vec<PathBuf> {
     let mut roots = vec![PathBuf::from("checkpoints")];
-    let ws = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("checkpoints");
-    roots.push(ws);
+    // The crate's parent is the workspace (shown without a `train/..` detour).
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    roots.push(manifest.parent().unwrap_or(manifest).join("checkpoints"));
     roots
 }
 
