@@ -48,6 +48,25 @@ pub struct ArenaConfig {
     pub threads: usize,
 }
 
+impl ArenaConfig {
+    /// Checks the table before anything is built or played: agents whose
+    /// number divides the seats (one agent may fill them all), and at least
+    /// one game.
+    pub fn check(&self) -> Result<(), AgentError> {
+        let k = self.agents.len();
+        if k == 0 || !self.players.is_multiple_of(k) {
+            return Err(AgentError::SeatsNotDivisible {
+                agents: k,
+                players: self.players,
+            });
+        }
+        if self.games == 0 {
+            return Err(AgentError::NoGames);
+        }
+        Ok(())
+    }
+}
+
 /// Progress callback: `(games done, games in total)`.
 pub type Progress<'a> = &'a (dyn Fn(u64, u64) + Sync);
 
@@ -297,17 +316,9 @@ fn run_on(
     done: &AtomicUsize,
     total: u64,
 ) -> Result<ArenaReport, AgentError> {
+    cfg.check()?;
     let n = cfg.players;
     let k = cfg.agents.len();
-    if k == 0 || !n.is_multiple_of(k) {
-        return Err(AgentError::SeatsNotDivisible {
-            agents: k,
-            players: n,
-        });
-    }
-    if cfg.games == 0 {
-        return Err(AgentError::NoGames);
-    }
     let per = n / k;
     // Fail early (and with a clear error) if an agent cannot be built.
     build_seats(&cfg.agents, 1)?;
@@ -457,6 +468,20 @@ pub struct LeagueConfig {
     pub threads: usize,
 }
 
+impl LeagueConfig {
+    /// Checks the table before anything is built or played: two or more
+    /// specs, and an even number of seats (each pair shares them half and half).
+    pub fn check(&self) -> Result<(), AgentError> {
+        if self.specs.len() < 2 {
+            return Err(AgentError::LeagueTooSmall(self.specs.len()));
+        }
+        if !self.players.is_multiple_of(2) {
+            return Err(AgentError::LeagueOddTable(self.players));
+        }
+        Ok(())
+    }
+}
+
 /// One entrant's league line.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LeagueEntry {
@@ -488,13 +513,8 @@ pub fn run_league(
     cfg: &LeagueConfig,
     progress: Option<Progress>,
 ) -> Result<LeagueReport, AgentError> {
+    cfg.check()?;
     let k = cfg.specs.len();
-    if k < 2 {
-        return Err(AgentError::LeagueTooSmall(k));
-    }
-    if !cfg.players.is_multiple_of(2) {
-        return Err(AgentError::LeagueOddTable(cfg.players));
-    }
     let game = Game::new(cfg.rules.clone(), cfg.players)?;
     let pool = pool(cfg.threads)?;
     let pairs: Vec<(usize, usize)> = (0..k)

@@ -269,7 +269,7 @@ fn history_row(s: &State, p: usize) -> [f32; HISTORY_FEATURES] {
 /// table's seats are zero.
 #[inline]
 pub(crate) fn encode_seats_and_history(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
-    let n = s.players as usize;
+    let n = (s.players as usize).min(MAX_PLAYERS);
     let target = game.rules().options.target_score as f32;
     let next = if s.phase.is_over() || game.random_unit {
         usize::MAX
@@ -285,7 +285,6 @@ pub(crate) fn encode_seats_and_history(game: &Game, s: &State, seat: usize, out:
         [..MAX_PLAYERS * HISTORY_FEATURES])
         .try_into()
         .expect("history piece");
-    let n = n.min(MAX_PLAYERS);
     for k in 0..n {
         let p = seat_plus(seat as u8, k as u8, n as u8) as usize;
         seats[k * SEAT_FEATURES..(k + 1) * SEAT_FEATURES]

@@ -33,15 +33,24 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
 /// anything else is json's own TypeError.
 #[pyfunction]
 fn json_default<'py>(o: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let ty = o.get_type();
-    let module: String = ty.getattr("__module__")?.extract().unwrap_or_default();
-    if module == "numpy" && o.hasattr("item")? {
+    if is_numpy_scalar(o)? {
         return o.call_method0("item");
     }
     Err(PyTypeError::new_err(format!(
         "Object of type {} is not JSON serializable",
         type_name(o)
     )))
+}
+
+/// Whether `o` is a numpy scalar (`np.int64(7)`, `np.bool_`, …): its type
+/// comes from numpy and it has `item()`, which gives its Python value.
+fn is_numpy_scalar(o: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let module: String = o
+        .get_type()
+        .getattr("__module__")?
+        .extract()
+        .unwrap_or_default();
+    Ok(module == "numpy" && o.hasattr("item")?)
 }
 
 /// Keyword arguments for `json.dumps`: numpy scalars as Python values
@@ -134,20 +143,14 @@ fn scan_rules_dict(
     } else if obj.cast::<PyString>().is_err()
         && obj.cast::<PyBool>().is_err()
         && obj.cast::<PyFloat>().is_err()
-    {
         // numpy scalars become their Python values (`json_default`).
-        let module: String = obj
-            .get_type()
-            .getattr("__module__")?
-            .extract()
-            .unwrap_or_default();
-        if module != "numpy" || !obj.hasattr("item")? {
-            return Err(PyTypeError::new_err(format!(
-                "invalid rules dict: `{}` is a {}, not a number, string, bool, list or dict",
-                key_path(path),
-                type_name(obj)
-            )));
-        }
+        && !is_numpy_scalar(obj)?
+    {
+        return Err(PyTypeError::new_err(format!(
+            "invalid rules dict: `{}` is a {}, not a number, string, bool, list or dict",
+            key_path(path),
+            type_name(obj)
+        )));
     }
     Ok(())
 }

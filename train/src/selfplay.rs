@@ -30,8 +30,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use uno_agents::neural::{
-    CheckpointMeta, NetConfig, NeuralPolicy, TableMeta, naming_checkpoint, non_finite_weights,
-    sample_masked, save_checkpoint,
+    CheckpointMeta, NetConfig, NeuralPolicy, PolicyValueNet, TableMeta, naming_checkpoint,
+    non_finite_weights, sample_masked, save_checkpoint,
 };
 use uno_agents::{Agent, AgentSpec, ArenaConfig, build, run_arena};
 use uno_env::obs::{OBS_SIZE, ORACLE_SIZE, encode_oracle};
@@ -731,22 +731,17 @@ impl Trainer {
     /// behind (no directory it created, no file).
     pub fn new(cfg: TrainConfig, out: &Path, resume: bool) -> Result<Trainer, TrainError> {
         cfg.validate().map_err(TrainError::Config)?;
-        if resume && !out.is_dir() {
-            return Err(TrainError::NoRun(if out.exists() {
-                format!(
-                    "no run to resume in {}: it is not a directory",
-                    out.display()
-                )
-            } else {
-                format!(
-                    "no run to resume in {}: the directory does not exist",
-                    out.display()
-                )
-            }));
-        }
         if out.exists() && !out.is_dir() {
-            return Err(TrainError::Io(format!(
-                "--out {} is a file, not a directory: a run needs a new or empty directory",
+            let file = format!("--out {} is a file, not a directory", out.display());
+            return Err(if resume {
+                TrainError::NoRun(format!("{file}: there is no run to resume"))
+            } else {
+                TrainError::Io(format!("{file}: a run needs a new or empty directory"))
+            });
+        }
+        if resume && !out.exists() {
+            return Err(TrainError::NoRun(format!(
+                "no run to resume in {}: the directory does not exist",
                 out.display()
             )));
         }
@@ -1317,8 +1312,9 @@ impl Trainer {
             self.state.samples += self.ready.len() as u64;
             self.ready.clear();
             self.state.updates += 1;
-            self.check_finite(&stats, rollout_secs)?;
-            self.policy = NeuralPolicy::new_on(self.learner.inference_model(), self.device.clone());
+            let model = self.learner.inference_model();
+            self.check_finite(&stats, &model, rollout_secs)?;
+            self.policy = NeuralPolicy::new_on(model, self.device.clone());
             self.critic = self
                 .learner
                 .critic_inference_model()
@@ -1371,8 +1367,13 @@ impl Trainer {
     /// Stops the run at the first update whose loss or resulting weights are
     /// not finite numbers, before anything is saved from it (its metrics are
     /// still logged, so the divergence shows in `metrics.jsonl`).
-    fn check_finite(&mut self, stats: &UpdateStats, rollout_secs: f64) -> Result<(), TrainError> {
-        let (bad, total) = non_finite_weights(&self.learner.inference_model());
+    fn check_finite(
+        &mut self,
+        stats: &UpdateStats,
+        model: &PolicyValueNet,
+        rollout_secs: f64,
+    ) -> Result<(), TrainError> {
+        let (bad, total) = non_finite_weights(model);
         let what = if bad > 0 {
             format!("{bad} of the network's {total} weights are not finite numbers")
         } else if !stats.total_loss.is_finite() {

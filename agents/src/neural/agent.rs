@@ -269,14 +269,12 @@ pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, Neura
     };
     if table.players != game.num_players() {
         // Every table size it trained at for these rules (a multi-table run has several).
-        let mut sizes: Vec<usize> = meta
+        let sizes: std::collections::BTreeSet<usize> = meta
             .all_tables()
             .iter()
             .filter(|t| t.rules == table.rules)
             .map(|t| t.players)
             .collect();
-        sizes.sort_unstable();
-        sizes.dedup();
         let sizes: Vec<String> = sizes.iter().map(usize::to_string).collect();
         let sizes = match sizes.split_last() {
             Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),

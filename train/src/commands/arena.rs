@@ -56,60 +56,12 @@ pub fn run(a: Args) -> CmdResult {
     let rules = Rules::load(&a.rules).map_err(|e| e.to_string())?;
     let specs = parse_spec_list(&a.agents).map_err(|e| e.to_string())?;
     let game = uno_env::Game::new(rules.clone(), a.players).map_err(|e| e.to_string())?;
-    // Errors before notes: a refused table prints only its error.
-    if specs.len() < 2 {
-        return Err(format!(
-            "--agents needs at least two agents to compare (got {}); list one twice to play it against itself",
-            a.agents
-        ));
-    }
-    if !a.league && !a.players.is_multiple_of(specs.len()) {
-        return Err(uno_agents::AgentError::SeatsNotDivisible {
-            agents: specs.len(),
-            players: a.players,
-        }
-        .to_string());
-    }
-    // A checkpoint must have been trained for these rules (and this observation layout).
-    // A search's base may be a checkpoint too.
+    let (k, league) = (specs.len(), a.league);
     let dirs: Vec<_> = specs
         .iter()
         .flat_map(uno_agents::AgentSpec::checkpoints)
         .collect();
-    for note in uno_agents::neural::check_compatible_all(&dirs, &game)
-        .map_err(|(dir, e)| uno_agents::neural::naming_checkpoint(&dir, &e))?
-    {
-        eprintln!("{note}");
-    }
-    // Each block of K games (K agents; 2 per league pairing) seats every
-    // agent in every seat class once: a part block tilts the seating.
-    let block = if a.league { 2 } else { specs.len() as u64 };
-    if !a.games.is_multiple_of(block) {
-        eprintln!(
-            "note: {} games is not a multiple of {block} ({}): every agent sits in every seat equally only over whole blocks of {block} games",
-            a.games,
-            if a.league {
-                "the agents of a pairing"
-            } else {
-                "the number of agents"
-            }
-        );
-    }
-    if a.league {
-        let pairs = (specs.len() * specs.len().saturating_sub(1) / 2) as u64;
-        let cfg = LeagueConfig {
-            rules,
-            players: a.players,
-            specs,
-            games_per_pair: a.games,
-            seed: a.seed,
-            threads: a.threads,
-        };
-        let report = with_progress(a.games * pairs, a.json, |cb| run_league(&cfg, Some(cb)))
-            .map_err(|e| e.to_string())?;
-        return print_report(&report, a.json);
-    }
-    let cfg = ArenaConfig {
+    let arena = ArenaConfig {
         rules,
         players: a.players,
         agents: specs,
@@ -117,7 +69,55 @@ pub fn run(a: Args) -> CmdResult {
         seed: a.seed,
         threads: a.threads,
     };
-    let report = with_progress(a.games, a.json, |cb| run_arena(&cfg, Some(cb)))
+    let league = league.then(|| LeagueConfig {
+        rules: arena.rules.clone(),
+        players: arena.players,
+        specs: arena.agents.clone(),
+        games_per_pair: arena.games,
+        seed: arena.seed,
+        threads: arena.threads,
+    });
+    // Errors before notes: a refused table prints only its error. The
+    // library lets one agent fill every seat; the command compares agents.
+    if k < 2 {
+        return Err(format!(
+            "--agents needs at least two agents to compare (got {}); list one twice to play it against itself",
+            a.agents
+        ));
+    }
+    match &league {
+        Some(l) => l.check(),
+        None => arena.check(),
+    }
+    .map_err(|e| e.to_string())?;
+    // A checkpoint must have been trained for these rules (and this observation layout).
+    // A search's base may be a checkpoint too.
+    for note in uno_agents::neural::check_compatible_all(&dirs, &game)
+        .map_err(|(dir, e)| uno_agents::neural::naming_checkpoint(&dir, &e))?
+    {
+        eprintln!("{note}");
+    }
+    // Each block of K games (K agents; 2 per league pairing) seats every
+    // agent in every seat class once: a part block tilts the seating.
+    let block = if league.is_some() { 2 } else { k as u64 };
+    if !a.games.is_multiple_of(block) {
+        eprintln!(
+            "note: {} games is not a multiple of {block} ({}): every agent sits in every seat equally only over whole blocks of {block} games",
+            a.games,
+            if league.is_some() {
+                "the agents of a pairing"
+            } else {
+                "the number of agents"
+            }
+        );
+    }
+    if let Some(cfg) = league {
+        let pairs = (k * (k - 1) / 2) as u64;
+        let report = with_progress(a.games * pairs, a.json, |cb| run_league(&cfg, Some(cb)))
+            .map_err(|e| e.to_string())?;
+        return print_report(&report, a.json);
+    }
+    let report = with_progress(a.games, a.json, |cb| run_arena(&arena, Some(cb)))
         .map_err(|e| e.to_string())?;
     print_report(&report, a.json)
 }

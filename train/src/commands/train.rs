@@ -65,39 +65,24 @@ pub struct Args {
 /// Runs `train`.
 pub fn run(a: Args) -> CmdResult {
     crate::commands::register_neural();
-    // The run's own settings, when resuming one that recorded them.
+    // The run's own settings, when resuming one that recorded them, and the
+    // --config file's; each as its text (for merging) and as a config
+    // (checked, so errors name the file's line).
     let run_config = a.out.join("config.toml");
-    let run_text = if a.resume && run_config.is_file() {
-        let text = std::fs::read_to_string(&run_config)
-            .map_err(|e| format!("cannot read {}: {e}", run_config.display()))?;
-        toml::from_str::<TrainConfig>(&text).map_err(|e| {
-            format!(
-                "invalid config.toml in the run: {}",
-                toml_error(&run_config, &text, &e)
-            )
-        })?;
-        Some(text)
-    } else {
-        None
+    let run = (a.resume && run_config.is_file())
+        .then(|| read_config(&run_config, "invalid config.toml in the run:"))
+        .transpose()?;
+    let file = match a.config.as_deref() {
+        Some(p) => Some((p, read_config(p, "invalid training config")?)),
+        None => None,
     };
-    let mut cfg = match &a.config {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-            let own = toml::from_str::<TrainConfig>(&text)
-                .map_err(|e| format!("invalid training config {}", toml_error(p, &text, &e)))?;
-            match &run_text {
-                // On resume, --config changes the settings it names; the
-                // others stay the run's (not the defaults).
-                Some(run) => resume_with(run, &text)
-                    .map_err(|e| format!("invalid training config {}: {e}", p.display()))?,
-                None => own,
-            }
-        }
-        None => match &run_text {
-            Some(run) => toml::from_str::<TrainConfig>(run).map_err(|e| e.to_string())?,
-            None => TrainConfig::default(),
-        },
+    let mut cfg = match (file, run) {
+        // On resume, --config changes the settings it names; the others
+        // stay the run's (not the defaults).
+        (Some((p, (text, _))), Some((run, _))) => resume_with(&run, &text)
+            .map_err(|e| format!("invalid training config {}: {e}", p.display()))?,
+        (Some((_, (_, cfg))), None) | (None, Some((_, cfg))) => cfg,
+        (None, None) => TrainConfig::default(),
     };
     if !cfg.tables.is_empty() && (a.rules.is_some() || a.players.is_some()) {
         return Err(format!(
@@ -273,6 +258,16 @@ fn resume_with(run: &str, changes: &str) -> Result<TrainConfig, String> {
     toml::Value::Table(base)
         .try_into::<TrainConfig>()
         .map_err(|e| e.to_string())
+}
+
+/// Reads the training config at `path`: its text and the config it holds;
+/// an error starts with `what` and names the line.
+fn read_config(path: &std::path::Path, what: &str) -> Result<(String, TrainConfig), String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let cfg = toml::from_str::<TrainConfig>(&text)
+        .map_err(|e| format!("{what} {}", toml_error(path, &text, &e)))?;
+    Ok((text, cfg))
 }
 
 /// A TOML error in the file `path` on one line (see [`uno_env::rules::toml_error_line`]).
