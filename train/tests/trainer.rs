@@ -1559,3 +1559,79 @@ fn cli_resume_with_a_config_changes_only_what_it_names() {
     assert_eq!(run.status.code(), Some(2), "{err}");
     assert!(err.contains("cannot resume"), "{err}");
 }
+
+/// A 4-player attack-2010 run with every kind of opponent, snapshots and evaluations.
+fn mixed(steps: u64, seed: u64, threads: usize) -> TrainConfig {
+    TrainConfig {
+        rules: "attack-2010".into(),
+        players: 4,
+        envs: 32,
+        batch_samples: 1024,
+        hidden: vec![32],
+        learner: LearnerConfig {
+            minibatch_size: 512,
+            epochs: 2,
+            ..LearnerConfig::default()
+        },
+        opponents: OpponentMix {
+            self_play: 0.4,
+            snapshot: 0.3,
+            heuristic: 0.3,
+            random: 0.1,
+        },
+        snapshot_every: 2,
+        pool_size: 2,
+        eval_every: 3,
+        eval_games: 24,
+        seed,
+        threads,
+        ..tiny(steps)
+    }
+}
+
+/// The bytes of a file in a run.
+fn bytes_of(run: &Path, file: &str) -> Vec<u8> {
+    std::fs::read(run.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+/// Reproducibility: the same config and seed train byte-identical networks on one thread or
+/// two (rollouts, opponents drawn from the pool, evaluations, learning), and so does resuming
+/// each run with a larger budget (the optimizer state it reads back is the same). Another seed
+/// trains another network, so the comparison can fail.
+#[test]
+fn the_same_seed_trains_the_same_network_on_one_or_two_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, seed: u64, threads: usize| {
+        let out = dir.path().join(name);
+        let mut t = Trainer::new(mixed(12_000, seed, threads), &out, false).unwrap();
+        train_to_end(&mut t);
+        assert!(t.state().updates >= 3, "{:?}", t.state());
+        out
+    };
+    let one = run("one", 5, 1);
+    let two = run("two", 5, 2);
+    let other = run("other", 6, 1);
+    for file in ["latest/model.bpk", "best/model.bpk"] {
+        assert!(
+            bytes_of(&one, file) == bytes_of(&two, file),
+            "{file}: 1 and 2 threads differ"
+        );
+    }
+    assert!(bytes_of(&one, "latest/model.bpk") != bytes_of(&other, "latest/model.bpk"));
+    let evals = |run: &Path| {
+        let m: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(run.join("latest/meta.json")).unwrap())
+                .unwrap();
+        m["eval"].clone()
+    };
+    assert!(!evals(&one).is_null());
+    assert_eq!(evals(&one), evals(&two));
+    for (out, threads) in [(&one, 1), (&two, 2)] {
+        let mut t = Trainer::new(mixed(20_000, 5, threads), out, true).unwrap();
+        train_to_end(&mut t);
+    }
+    assert!(
+        bytes_of(&one, "latest/model.bpk") == bytes_of(&two, "latest/model.bpk"),
+        "resumed runs differ"
+    );
+}

@@ -1,6 +1,6 @@
 //! The policy/value network: an MLP trunk with a policy head (logits) and a value head.
 
-use burn::module::{Module, ModuleVisitor, Param};
+use burn::module::{Module, ModuleMapper, ModuleVisitor, Param, ParamId};
 use burn::nn::{Initializer, LayerNorm, LayerNormConfig, Linear, LinearConfig, Relu};
 use burn::tensor::{Device, Tensor, TensorData};
 use serde::{Deserialize, Serialize};
@@ -137,16 +137,17 @@ impl PolicyValueNet {
         Ok(net)
     }
 
-    /// Builds a network whose initial weights depend only on `seed`: seeds `device` and
-    /// initialises under a process-wide lock, so concurrent constructions through this function
-    /// cannot interleave their random draws.
+    /// Builds a network whose initial weights and parameter ids depend only on `seed`: seeds
+    /// `device` and initialises under a process-wide lock, so concurrent constructions through
+    /// this function cannot interleave their random draws.
     pub fn new_seeded(config: &NetConfig, device: &Device, seed: u64) -> Result<Self, NeuralError> {
         static INIT_LOCK: Mutex<()> = Mutex::new(());
         let _guard = INIT_LOCK
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         device.seed(seed);
-        Self::new(config, device)
+        let net = Self::new(config, device)?;
+        Ok(net.map(&mut SeededIds::new(seed)))
     }
 
     /// Length of the observation vector this network expects.
@@ -386,6 +387,33 @@ fn set_linear(layer: &mut Linear, w: Vec<f32>, b: Vec<f32>, device: &Device) {
 
 /// Forces the lazy initialisation of every float parameter.
 struct Materialize;
+
+/// Gives every parameter an id drawn from `seed` (burn draws them from the operating system), so
+/// that a run repeated with the same seed writes byte-identical weight and optimizer files: the
+/// ids are saved with the weights and key the optimizer's state.
+struct SeededIds {
+    next: u64,
+}
+
+impl SeededIds {
+    fn new(seed: u64) -> Self {
+        // SplitMix64's finaliser: nearby seeds give unrelated id ranges.
+        let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        Self {
+            next: z ^ (z >> 31),
+        }
+    }
+}
+
+impl ModuleMapper for SeededIds {
+    fn map_float<const D: usize>(&mut self, mut param: Param<Tensor<D>>) -> Param<Tensor<D>> {
+        param.id = ParamId::from(self.next);
+        self.next = self.next.wrapping_add(1);
+        param
+    }
+}
 
 impl ModuleVisitor for Materialize {
     fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
