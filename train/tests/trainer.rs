@@ -1565,27 +1565,17 @@ fn mixed(steps: u64, seed: u64, threads: usize) -> TrainConfig {
     TrainConfig {
         rules: "attack-2010".into(),
         players: 4,
-        envs: 32,
-        batch_samples: 1024,
-        hidden: vec![32],
-        learner: LearnerConfig {
-            minibatch_size: 512,
-            epochs: 2,
-            ..LearnerConfig::default()
-        },
         opponents: OpponentMix {
             self_play: 0.4,
             snapshot: 0.3,
             heuristic: 0.3,
             random: 0.1,
         },
-        snapshot_every: 2,
-        pool_size: 2,
         eval_every: 3,
         eval_games: 24,
         seed,
         threads,
-        ..tiny(steps)
+        ..pooled(steps)
     }
 }
 
@@ -1603,7 +1593,7 @@ fn the_same_seed_trains_the_same_network_on_one_or_two_threads() {
     let dir = tempfile::tempdir().unwrap();
     let run = |name: &str, seed: u64, threads: usize| {
         let out = dir.path().join(name);
-        let mut t = Trainer::new(mixed(12_000, seed, threads), &out, false).unwrap();
+        let mut t = Trainer::new(mixed(6_000, seed, threads), &out, false).unwrap();
         train_to_end(&mut t);
         assert!(t.state().updates >= 3, "{:?}", t.state());
         out
@@ -1627,7 +1617,7 @@ fn the_same_seed_trains_the_same_network_on_one_or_two_threads() {
     assert!(!evals(&one).is_null());
     assert_eq!(evals(&one), evals(&two));
     for (out, threads) in [(&one, 1), (&two, 2)] {
-        let mut t = Trainer::new(mixed(20_000, 5, threads), out, true).unwrap();
+        let mut t = Trainer::new(mixed(10_000, 5, threads), out, true).unwrap();
         train_to_end(&mut t);
     }
     assert!(
