@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
-use tensorboard_rs::summary_writer::SummaryWriter;
+use tensorboard_proto::event::{Event, SessionLog, SessionLog_SessionStatus};
+use tensorboard_rs::summary::scalar;
+use tensorboard_rs::summary_writer::FileWriter;
 
 /// Name of the JSON-lines copy of the metrics inside the log directory.
 pub const METRICS_JSONL: &str = "metrics.jsonl";
@@ -48,13 +50,14 @@ pub struct MetricsRecord {
 
 /// Writes scalars to TensorBoard event files and to `metrics.jsonl` in one directory.
 ///
-/// Drop it (or call [`close`](Self::close)) to flush: tensorboard-rs writes asynchronously
-/// and its file is only complete once the writer is dropped.
+/// Every [`log`](Self::log) reaches `metrics.jsonl` before it returns, so a run killed without
+/// warning loses no record; tensorboard-rs writes its file on a thread of its own, and its
+/// file is only complete once the sink is dropped (or [`close`](Self::close)d).
 pub struct MetricsSink {
     dir: PathBuf,
     jsonl_path: PathBuf,
     jsonl: BufWriter<File>,
-    tb: Option<SummaryWriter>,
+    tb: Option<FileWriter>,
 }
 
 impl std::fmt::Debug for MetricsSink {
@@ -97,8 +100,55 @@ impl MetricsSink {
             dir: dir.to_path_buf(),
             jsonl_path,
             jsonl: BufWriter::new(file),
-            tb: tensorboard.then(|| SummaryWriter::new(dir)),
+            tb: tensorboard.then(|| FileWriter::new(dir)),
         })
+    }
+
+    /// Opens the sink of a run that continues from its checkpoint at `step`, and returns it with
+    /// the number of records it dropped from `metrics.jsonl`: those logged after `step` by a run
+    /// that stopped without saving them (a kill, a second Ctrl-C, a diverged update), a last line
+    /// cut short, and any line that is not a record. TensorBoard gets a session-start event at
+    /// `step + 1`, which makes it hide the points the earlier event files hold after `step`, as
+    /// it does for TensorFlow's and PyTorch's restarts; the curves then never run backwards.
+    pub fn resume(dir: &Path, tensorboard: bool, step: u64) -> Result<(Self, usize), MetricsError> {
+        let path = dir.join(METRICS_JSONL);
+        let write_err = |source| MetricsError::Write {
+            path: path.clone(),
+            source,
+        };
+        let mut dropped = 0;
+        match fs::read_to_string(&path) {
+            Ok(text) => {
+                let mut kept = String::with_capacity(text.len());
+                for line in text.lines() {
+                    match serde_json::from_str::<MetricsRecord>(line) {
+                        Ok(r) if r.step <= step => {
+                            kept.push_str(line);
+                            kept.push('\n');
+                        }
+                        _ => dropped += 1,
+                    }
+                }
+                if dropped > 0 || !text.is_empty() && !text.ends_with('\n') {
+                    let tmp = dir.join(format!(".{METRICS_JSONL}.tmp"));
+                    fs::write(&tmp, kept)
+                        .and_then(|()| fs::rename(&tmp, &path))
+                        .map_err(write_err)?;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(write_err(e)),
+        }
+        let mut sink = Self::new(dir, tensorboard)?;
+        if let Some(tb) = sink.tb.as_mut() {
+            let mut log = SessionLog::new();
+            log.set_status(SessionLog_SessionStatus::START);
+            let mut event = Event::new();
+            event.set_session_log(log);
+            tb.add_event(&event, tb_step(step.saturating_add(1)));
+            tb.flush();
+        }
+        Ok((sink, dropped))
     }
 
     /// The log directory.
@@ -118,11 +168,7 @@ impl MetricsSink {
             if let Some(tb) = self.tb.as_mut()
                 && value.is_finite()
             {
-                tb.add_scalar(
-                    tag,
-                    *value as f32,
-                    usize::try_from(step).unwrap_or(usize::MAX),
-                );
+                tb.add_summary(scalar(tag, *value as f32), tb_step(step));
             }
             map.insert(tag.to_string(), value.is_finite().then_some(*value));
         }
@@ -140,7 +186,8 @@ impl MetricsSink {
         serde_json::to_writer(&mut self.jsonl, &record)
             .map_err(std::io::Error::from)
             .map_err(write_err)?;
-        self.jsonl.write_all(b"\n").map_err(write_err)
+        self.jsonl.write_all(b"\n").map_err(write_err)?;
+        self.flush()
     }
 
     /// Flushes the JSON-lines file and asks TensorBoard to flush (asynchronously).
@@ -166,6 +213,11 @@ impl Drop for MetricsSink {
     fn drop(&mut self) {
         let _ = self.jsonl.flush();
     }
+}
+
+/// A step as TensorBoard's writer takes it.
+fn tb_step(step: u64) -> usize {
+    usize::try_from(step).unwrap_or(usize::MAX)
 }
 
 /// Reads every record of a `metrics.jsonl` file (skipping a trailing partial line).
@@ -233,6 +285,87 @@ mod tests {
         // 6 scalar events plus the file-version header.
         assert!(len > 6 * 20, "event file only {len} bytes");
         let _ = fs::remove_dir_all(dir.parent().expect("parent"));
+    }
+
+    /// The events of every TensorBoard file in `dir`, in file-name (creation) order.
+    fn events_in(dir: &Path) -> Vec<Event> {
+        use protobuf::Message;
+        let mut files: Vec<PathBuf> = fs::read_dir(dir)
+            .expect("dir")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.to_string_lossy().contains("events.out.tfevents"))
+            .collect();
+        files.sort();
+        let mut events = Vec::new();
+        for file in files {
+            // TFRecord: u64 length, u32 CRC of it, the data, u32 CRC of the data.
+            let bytes = fs::read(file).expect("read");
+            let mut at = 0;
+            while at + 12 <= bytes.len() {
+                let len = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
+                let data = &bytes[at + 12..at + 12 + len];
+                events.push(Event::parse_from_bytes(data).expect("event"));
+                at += 12 + len + 4;
+            }
+        }
+        events
+    }
+
+    #[test]
+    fn a_resumed_sink_drops_what_came_after_the_checkpoint() {
+        let dir = temp_dir("resume");
+        let mut sink = MetricsSink::new(&dir, true).expect("sink");
+        for step in [100u64, 200, 300, 400] {
+            sink.log(step, &[("x", step as f64)]).expect("log");
+        }
+        // A kill leaves no chance to close: every record is on disk already.
+        std::mem::forget(sink);
+        let path = dir.join(METRICS_JSONL);
+        assert_eq!(read_jsonl(&path).expect("read").len(), 4);
+        // ... and may cut the file in the middle of a line.
+        let mut f = OpenOptions::new().append(true).open(&path).expect("open");
+        f.write_all(br#"{"step":500,"wall_ti"#).expect("write");
+        drop(f);
+
+        // The run continues from its checkpoint at step 200.
+        std::thread::sleep(std::time::Duration::from_millis(1100)); // a new event file name
+        let (mut sink, dropped) = MetricsSink::resume(&dir, true, 200).expect("resume");
+        assert_eq!(dropped, 3, "300, 400 and the cut line");
+        sink.log(250, &[("x", 250.0)]).expect("log");
+        sink.close().expect("close");
+        let text = fs::read_to_string(&path).expect("read");
+        let steps: Vec<u64> = text
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<MetricsRecord>(l)
+                    .expect("a whole record")
+                    .step
+            })
+            .collect();
+        assert_eq!(steps, [100, 200, 250]);
+
+        // TensorBoard: the second file opens with a session start at step 201, which hides the
+        // first file's points at 300 and 400.
+        let events = events_in(&dir);
+        let starts: Vec<i64> = events
+            .iter()
+            .filter(|e| e.has_session_log())
+            .map(|e| {
+                assert_eq!(
+                    e.get_session_log().get_status(),
+                    SessionLog_SessionStatus::START
+                );
+                e.get_step()
+            })
+            .collect();
+        assert_eq!(starts, [201]);
+        let scalar_steps: Vec<i64> = events
+            .iter()
+            .filter(|e| e.has_summary())
+            .map(|e| e.get_step())
+            .collect();
+        assert_eq!(scalar_steps, [100, 200, 300, 400, 250]);
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -989,7 +989,20 @@ impl Trainer {
             }
         }
         state.pool = kept;
-        let metrics = MetricsSink::new(out, cfg.tensorboard).map_err(io)?;
+        let metrics = if resume {
+            let (sink, dropped) =
+                MetricsSink::resume(out, cfg.tensorboard, state.steps).map_err(io)?;
+            if dropped > 0 {
+                note(format!(
+                    "note: {dropped} line(s) of {} came after the checkpoint this run continues from (step {}), from a run that stopped without saving them; removed, and TensorBoard hides their points",
+                    crate::metrics::METRICS_JSONL,
+                    state.steps
+                ));
+            }
+            sink
+        } else {
+            MetricsSink::new(out, cfg.tensorboard).map_err(io)?
+        };
         let device = uno_agents::neural::device_by_name(&learner.config().device)
             .map_err(|e| TrainError::Learner(e.into()))?;
         let policy = NeuralPolicy::new_on(learner.inference_model(), device.clone());
@@ -1282,7 +1295,6 @@ impl Trainer {
         let mut actions = vec![0u32; n];
         let start = Instant::now();
         let base_seconds = self.state.seconds;
-        let first_steps = self.state.steps;
         let first_update = self.state.updates;
         let mut window = (Instant::now(), self.state.steps);
         let mut rate = 0.0;
@@ -1290,6 +1302,7 @@ impl Trainer {
         while self.state.steps < self.cfg.steps && !stop.load(Ordering::Relaxed) {
             snaps.resize_with(self.pool.len(), Group::default);
             let roll = Instant::now();
+            let steps_before = self.state.steps;
             while self.ready.len() < self.cfg.batch_samples && !stop.load(Ordering::Relaxed) {
                 self.state.steps += self.step(&mut learner, &mut snaps, &mut actions)?;
                 if window.0.elapsed().as_secs_f64() > 2.0 {
@@ -1319,14 +1332,12 @@ impl Trainer {
                 .learner
                 .critic_inference_model()
                 .map(|c| NeuralPolicy::new_on(c, self.device.clone()));
-            // Before the first 2-second window closes (a fresh start or a
-            // resume) the rate so far, not 0.
-            let logged_rate = if rate > 0.0 {
-                rate
-            } else {
-                (self.state.steps - first_steps) as f64 / start.elapsed().as_secs_f64().max(1e-9)
-            };
-            self.log_update(&stats, rollout_secs, logged_rate)?;
+            // The update's own rate: its env steps over its rollout and
+            // learning (the evaluations and checkpoints between updates are
+            // not counted; the progress line's rate counts everything).
+            let update_rate =
+                (self.state.steps - steps_before) as f64 / roll.elapsed().as_secs_f64().max(1e-9);
+            self.log_update(&stats, rollout_secs, update_rate)?;
             since_ckpt += 1;
             if self.cfg.snapshot_every > 0
                 && self.state.updates.is_multiple_of(self.cfg.snapshot_every)

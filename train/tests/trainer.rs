@@ -120,8 +120,24 @@ fn resume_continues_steps_updates_and_optimizer() {
         serde_json::from_str(&std::fs::read_to_string(out.join("latest/meta.json")).unwrap())
             .unwrap();
     assert_eq!(meta1["updates"].as_u64(), Some(first.updates));
+    // A run killed after its checkpoint leaves lines the resume will redo, the last maybe cut.
+    let orphan = format!(
+        "{{\"step\":{},\"wall_time\":0.0,\"scalars\":{{\"train/lr\":1.0}}}}\n{{\"step\":",
+        first.steps + 1
+    );
+    let jsonl = out.join("metrics.jsonl");
+    let before = std::fs::read_to_string(&jsonl).unwrap();
+    std::fs::write(&jsonl, before.clone() + &orphan).unwrap();
     // Resume with a larger budget: counters continue from the checkpoint.
     let mut t = Trainer::new(tiny(40_000), &out, true).unwrap();
+    assert!(
+        t.notes()
+            .iter()
+            .any(|n| n.contains("2 line(s) of metrics.jsonl came after the checkpoint")),
+        "{:?}",
+        t.notes()
+    );
+    assert_eq!(std::fs::read_to_string(&jsonl).unwrap(), before);
     assert_eq!(t.state().steps, first.steps);
     assert_eq!(t.state().updates, first.updates);
     t.run(Arc::new(AtomicBool::new(false)), |_| {}).unwrap();
@@ -133,6 +149,16 @@ fn resume_continues_steps_updates_and_optimizer() {
     let rates = series(&metrics, "perf/steps_per_sec");
     assert!(rates.len() >= 2, "{metrics}");
     assert!(rates.iter().all(|&r| r > 0.0), "{rates:?}");
+    // Every line is a whole record, and the steps never go back.
+    let steps: Vec<u64> = metrics
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["step"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert!(steps.windows(2).all(|w| w[0] <= w[1]), "{steps:?}");
     // A 2-player classic round takes tens of decisions.
     let lengths = series(&metrics, "train/episode_length");
     assert!(!lengths.is_empty(), "{metrics}");
