@@ -555,6 +555,8 @@ impl Ctx<'_> {
                 out.rewards[j * MAX_PLAYERS..(j + 1) * MAX_PLAYERS].fill(0.0);
                 out.terminated[j] = 0;
                 out.truncated[j] = 0;
+                out.episode_len[j] = 0;
+                out.winner[j] = -1;
                 let a = match l {
                     Learner::Given(v) => v[i] as usize,
                     Learner::Random => slot.picker.pick(slot.mask),

@@ -209,6 +209,7 @@ fn episodes_replay_with_game_and_the_same_seeds() {
                 play_opponents(r, i);
             } else {
                 assert_eq!(buf.terminated[i] + buf.truncated[i], 0);
+                assert_eq!((buf.episode_len[i], buf.winner[i]), (0, -1), "game {i}");
             }
         }
     }

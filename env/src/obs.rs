@@ -119,7 +119,9 @@ pub const PIECES: [Piece; 10] = [
         SEATS,
         [MAX_PLAYERS, SEAT_FEATURES],
         "per relative seat (0 = observer, k = k seats left): present, in the match, hand size / 10, \
-         score / target, UNO called, pressed/drew on red, yellow, green, blue since last playing, next to play",
+         score / target, UNO called, pressed/drew on red, yellow, green, blue since last playing, next to play \
+         (always 0 under Flash's random turn unit, F-1, where no seat is next until the unit picks one, \
+         and once the round is over)",
     ),
     piece(
         "played",

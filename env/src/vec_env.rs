@@ -88,9 +88,9 @@ pub struct BatchMut<'a> {
     pub truncated: &'a mut [u8],
     /// Final observation of a finished episode, seen by the seat that acted last: `[n, OBS_SIZE]`.
     pub final_obs: &'a mut [f32],
-    /// Decisions in the finished episode: `[n]`.
+    /// Decisions in the episode that ended at this step, 0 where none did: `[n]`.
     pub episode_len: &'a mut [u32],
-    /// Winner of the finished episode (-1 when none): `[n]`.
+    /// Winner of the episode that ended at this step (-1 when none, or none ended): `[n]`.
     pub winner: &'a mut [i32],
     /// Optional (empty to skip): the legal action ids of the seat to act, in
     /// increasing order, `[n, NUM_ACTIONS]`; only the first `legal_count[i]`
@@ -821,9 +821,10 @@ impl StepCtx<'_> {
             c.out.reward[j] = rewards[actor];
             c.out.terminated[j] = end.is_some_and(|e| !e.truncated) as u8;
             c.out.truncated[j] = end.is_some_and(|e| e.truncated) as u8;
-            if let Some(e) = end {
-                c.out.episode_len[j] = e.len;
-                c.out.winner[j] = e.winner.map_or(-1, |w| w as i32);
+            // Rows where no episode ended say so (0, -1) rather than keep the last end's values.
+            c.out.episode_len[j] = end.map_or(0, |e| e.len);
+            c.out.winner[j] = end.and_then(|e| e.winner).map_or(-1, |w| w as i32);
+            if end.is_some() {
                 if self.write_obs {
                     encode_unchecked(
                         game,

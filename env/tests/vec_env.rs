@@ -179,6 +179,8 @@ fn auto_reset_keeps_final_observation_and_rewards() {
                         .iter()
                         .all(|r| *r == 0.0)
                 );
+                // No end this step: no length, no winner (not the last end's, kept).
+                assert_eq!((buf.episode_len[i], buf.winner[i]), (0, -1), "game {i}");
             }
         }
         if finished > 50 {

@@ -1308,6 +1308,21 @@ struct PyVecEnv {
     pid: u32,
     /// Rows of the legal-id buffers (`num_envs`, or 0 when they are off).
     legal_rows: usize,
+    /// A `reset` has written the first observations (until then the buffers hold zeros).
+    started: bool,
+}
+
+impl PyVecEnv {
+    /// Refuses to step before the first `reset`: the buffers would still hold zeros, and a
+    /// training loop would record them as every game's first observation.
+    fn check_started(&self, what: &str) -> PyResult<()> {
+        if self.started {
+            return Ok(());
+        }
+        Err(value_error(format!(
+            "call reset() first: {what}() before it would start from buffers of zeros, not the games' first observations"
+        )))
+    }
 }
 
 /// Checks a shared buffer before Rust writes into it: numpy lets a user
@@ -1641,6 +1656,7 @@ impl PyVecEnv {
             scratch: Vec::with_capacity(n),
             pid: std::process::id(),
             legal_rows: ln,
+            started: false,
         })
     }
 
@@ -1661,6 +1677,7 @@ impl PyVecEnv {
             self.env.reseed(old);
             return Err(e);
         }
+        self.started = true;
         let a = &self.arrays;
         PyTuple::new(
             py,
@@ -1679,6 +1696,7 @@ impl PyVecEnv {
         py: Python<'py>,
         actions: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyTuple>> {
+        self.check_started("step")?;
         self.load_actions(actions)?;
         self.with_batch(py, |env, acts, b| env.step(acts, b))?
             .map_err(value_error)?;
@@ -1695,6 +1713,7 @@ impl PyVecEnv {
         py: Python<'py>,
         write_obs: bool,
     ) -> PyResult<Bound<'py, PyTuple>> {
+        self.check_started("step_random")?;
         self.with_batch(py, move |env, _, b| env.step_random(b, write_obs))?
             .map_err(value_error)?;
         self.step_tuple(py)
@@ -1809,13 +1828,14 @@ impl PyVecEnv {
         self.arrays.final_obs.bind(py).clone()
     }
 
-    /// Decisions in the finished episode: uint32 [n].
+    /// Decisions in the episode that ended at this step, 0 where none did: uint32 [n].
     #[getter]
     fn episode_len<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
         self.arrays.episode_len.bind(py).clone()
     }
 
-    /// Winner of the finished episode (-1 when none): int32 [n].
+    /// Winner of the episode that ended at this step (-1 when it had none, or none
+    /// ended): int32 [n].
     #[getter]
     fn winner<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
         self.arrays.winner.bind(py).clone()

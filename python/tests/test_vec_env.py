@@ -135,6 +135,8 @@ def test_auto_reset_and_match_episodes():
         finished += int(done.sum())
         assert (env.winner[term.astype(bool)] >= 0).all()
         assert (env.episode_len[done] > 0).all()
+        # Rows where nothing ended hold no length and no winner (not the last end's).
+        assert (env.episode_len[~done] == 0).all() and (env.winner[~done] == -1).all()
         assert (env.state(int(np.argmax(done))).decisions == 0) or not done.any()
     assert finished > 0
 
@@ -142,9 +144,11 @@ def test_auto_reset_and_match_episodes():
 def test_step_random_without_obs():
     env = ua.VecEnv("attack-2010", 4, num_envs=16, seed=4)
     env.reset()
+    longest = 0
     for _ in range(100):
         env.step_random(write_obs=False)
-    assert env.episode_len.max() > 0
+        longest = max(longest, int(env.episode_len.max()))
+    assert longest > 0
 
 
 def test_legal_id_lists_match_the_mask_and_sample_in_numpy():
@@ -249,3 +253,17 @@ def test_sizes_outside_the_limits_are_value_errors():
         ua.VecEnv("classic", players=2, num_envs=4, seed=-1)
     with pytest.raises(IndexError, match="game -1"):
         ua.VecEnv("classic", players=2, num_envs=4).state(-1)
+
+
+def test_stepping_before_the_first_reset_is_refused():
+    # Until reset() the buffers hold zeros; a loop that forgot it would record them as
+    # every game's first observation.
+    env = ua.VecEnv("classic", 2, num_envs=4, seed=1)
+    with pytest.raises(ValueError, match=r"call reset\(\) first"):
+        env.step_random()
+    with pytest.raises(ValueError, match=r"call reset\(\) first"):
+        env.step(np.zeros(4, dtype=np.int64))
+    assert not env.obs.any()
+    obs, mask, seat = env.reset()
+    assert obs.any() and mask.any()
+    env.step_random()

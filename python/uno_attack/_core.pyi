@@ -235,9 +235,11 @@ class VecEnv:
         """Observation at the end of a finished episode, of the seat that made the last
         move (the previous step's ``seat``); rows of unfinished games are stale."""
     @property
-    def episode_len(self) -> npt.NDArray[np.uint32]: ...
+    def episode_len(self) -> npt.NDArray[np.uint32]:
+        """Decisions in the episode that ended at this step; 0 in rows where none did."""
     @property
-    def winner(self) -> npt.NDArray[np.int32]: ...
+    def winner(self) -> npt.NDArray[np.int32]:
+        """Winner of the episode that ended at this step; -1 where it had none or none ended."""
     @property
     def legal_ids(self) -> npt.NDArray[np.uint8]:
         """Legal action ids, ascending, [n, 98]; first legal_count[i] of row i valid ([0, 98] unless legal_ids=True)."""
