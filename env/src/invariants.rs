@@ -196,6 +196,16 @@ fn check_ranges(s: &State, n: usize) -> Result<(), String> {
     if s.pending_card != NONE && s.pending_card >= 128 {
         return Err(format!("pending card {} is not a card", s.pending_card));
     }
+    // A-17 and the wild start card: naming its colour (and its target) are the round's
+    // first decisions; `start` marks them and nothing else.
+    if s.start && (!matches!(s.phase, Phase::ChooseColour | Phase::ChooseTarget) || s.decisions > 1)
+    {
+        return Err(format!(
+            "the start card's choice flagged in phase {} after {} decisions (it is the round's first)",
+            s.phase.name(),
+            s.decisions
+        ));
+    }
     // The phases that continue a play read the card being played.
     let playing = match s.phase {
         Phase::ChooseColour | Phase::ChooseTarget => !s.start,

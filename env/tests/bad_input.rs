@@ -65,6 +65,20 @@ fn states_edited_into_impossible_positions_fail_the_invariant_check() {
             "past the target",
         ),
         (&[("active", "1")][..], "eliminated"),
+        // the start card's colour and target come first in a round, and only then.
+        (
+            &[("start", "true")][..],
+            "start card's choice flagged in phase play",
+        ),
+        (
+            &[
+                ("start", "true"),
+                ("phase", "\"choose-colour\""),
+                ("pending_face", "3"),
+                ("decisions", "8"),
+            ][..],
+            "after 8 decisions",
+        ),
     ] {
         let s = edited(&game, edits);
         let e = game.check_invariants(&s).unwrap_err();
