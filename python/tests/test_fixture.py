@@ -61,5 +61,10 @@ def test_vec_env_run(run, threads):
     assert finished == run["finished"]
 
 
+def test_fixture_vec_runs_cover_auto_reset():
+    # Games end within the runs, so the buffers compared include final_obs, winner, ...
+    assert FIXTURE["vec"][0]["episode"] == "round" and FIXTURE["vec"][0]["finished"] > 0
+
+
 def test_fixture_covers_next_round():
     assert any(s["action"] == -1 for t in FIXTURE["trajectories"] for s in t["steps"])

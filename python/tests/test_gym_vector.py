@@ -29,6 +29,11 @@ def test_make_vec_builds_the_rust_vector_env():
     assert isinstance(sync, gymnasium.vector.SyncVectorEnv)
     sync.close()
     env.close()
+    # A closed env is closed, as Gymnasium's own vector envs are.
+    with pytest.raises(gymnasium.error.ClosedEnvironmentError, match="closed"):
+        env.step(np.zeros(8, dtype=np.int64))
+    with pytest.raises(gymnasium.error.ClosedEnvironmentError, match="closed"):
+        env.reset()
 
 
 def test_steps_match_the_rust_env_and_final_obs_is_kept():

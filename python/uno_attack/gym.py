@@ -321,6 +321,7 @@ class UnoAttackVectorEnv(VectorEnv):
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
         """Deals every game (from ``seed`` when given); returns ``(observations, infos)``."""
+        self._check_open("reset")
         super().reset(seed=seed)
         if seed is None:
             seed = int(self.np_random.integers(0, 2**63 - 1))
@@ -331,6 +332,7 @@ class UnoAttackVectorEnv(VectorEnv):
         """One learner action per game; returns ``(obs, rewards, terminations,
         truncations, infos)`` after the opponents have played up to the learner's
         next decision (or the episode's end and the next deal)."""
+        self._check_open("step")
         obs, _, _, reward, terminated, truncated = self._env.step(actions)
         done = (terminated | truncated).astype(bool)
         info = self._info()
@@ -341,6 +343,12 @@ class UnoAttackVectorEnv(VectorEnv):
             info["final_obs"] = final
             info["_final_obs"] = done
         return (obs.copy(), reward.copy(), terminated.astype(bool), truncated.astype(bool), info)
+
+    def _check_open(self, what: str) -> None:
+        if self.closed:
+            raise gymnasium.error.ClosedEnvironmentError(
+                f"{what}() on a closed UnoAttackVectorEnv: make a new one"
+            )
 
     def close_extras(self, **kwargs) -> None:
         """Nothing to release."""

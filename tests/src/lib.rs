@@ -161,8 +161,9 @@ pub fn fixture() -> Value {
             trajectory("classic", 2, 11, 250),
         ],
         "vec": [
-            vec_run("attack-2010", 4, 16, 5, "round", "win", 60, 1),
-            vec_run("attack-1999", 3, 8, 9, "match", "points", 60, 1),
+            // Long enough for games to end and reset automatically (final_obs, winner, ...).
+            vec_run("attack-2010", 4, 16, 5, "round", "win", 500, 1),
+            vec_run("attack-1999", 3, 8, 9, "match", "points", 500, 1),
         ],
     })
 }

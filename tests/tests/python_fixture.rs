@@ -22,8 +22,12 @@ fn rust_reproduces_the_python_fixture() {
 
 #[test]
 fn vec_runs_do_not_depend_on_threads() {
-    let one = uno_e2e::vec_run("attack-2010", 4, 16, 5, "round", "win", 30, 1);
-    let two = uno_e2e::vec_run("attack-2010", 4, 16, 5, "round", "win", 30, 2);
+    let one = uno_e2e::vec_run("attack-2010", 4, 16, 5, "round", "win", 300, 1);
+    let two = uno_e2e::vec_run("attack-2010", 4, 16, 5, "round", "win", 300, 2);
+    assert!(
+        one["finished"].as_u64().unwrap() > 0,
+        "no game ended: no auto-reset compared"
+    );
     assert_eq!(one, two);
 }
 
