@@ -130,10 +130,8 @@ impl MetricsSink {
                     }
                 }
                 if dropped > 0 || !text.is_empty() && !text.ends_with('\n') {
-                    let tmp = dir.join(format!(".{METRICS_JSONL}.tmp"));
-                    fs::write(&tmp, kept)
-                        .and_then(|()| fs::rename(&tmp, &path))
-                        .map_err(write_err)?;
+                    uno_agents::neural::write_atomic(&path, kept.as_bytes())
+                        .map_err(|e| write_err(std::io::Error::other(e.to_string())))?;
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
