@@ -431,6 +431,9 @@ impl<E: Events> Ctx<'_, E> {
     #[inline]
     fn next(&mut self, seat: u8) -> u8 {
         if self.g.random_unit {
+            // [reading] F-4, F-5, F-6, F-8 with F-1: a player who misses the
+            // turn the unit gave them (Skip, Draw Two, Wild Draw Four) is
+            // followed by a fresh uniform pick, which may fall on them again.
             // [reading] C-5 with F-4/F-6: a player who has gone out (their
             // last card's effect still resolving) is not among the unit's picks.
             let pool = match self.s.active & !self.out_seats() {
@@ -958,7 +961,10 @@ impl<E: Events> Ctx<'_, E> {
         let total = self.s.stack;
         self.s.stack = 0;
         self.hit_victim(victim, total);
-        // after a real stack play resumes after the first hitter. A Hit
+        // after a real stack play resumes after the first hitter.
+        // [reading] At two players that is the first hitter's opponent even
+        // when the stack went back and forth, where C-8 read alone would
+        // return the turn to the last hitter (docs/env.md). A Hit
         // nobody stacked on (the total is the top card's own) resolves as
         // without Mega Hit: the victim loses the turn.
         let origin = self.s.stack_origin;

@@ -656,6 +656,47 @@ fn a14_first_player_who_does_not_stack_presses_the_total() {
 }
 
 #[test]
+fn a14_c8_two_players_a_stack_resumes_after_the_first_hitter() {
+    // [reading] A-14 over C-8 at two players: after a stack, play goes on
+    // with the player after the first hitter, i.e. the first hitter's
+    // opponent, even when the stack went back and forth so that C-8 alone
+    // ("play returns to the player who played it") would return the turn to
+    // the last hitter.
+    let g = game_with("attack-2010", 2, |r| {
+        r.options.stop_hits_on_fire = false;
+        r.launcher = uno_env::LauncherModel::Scripted { outcomes: vec![1] };
+    });
+    // Stacked once: seat 1 stacks on seat 0's Hit 2 and seat 0 presses 4.
+    // Both readings give seat 1 the turn.
+    let mut s = build(
+        &g,
+        &scenario(&[&["R-hit2", "Y-hit1", "R7"], &["G-hit2", "G1"]], "R5", 0),
+    );
+    run(&g, &mut s, &["play:R-hit2", "play:G-hit2"]);
+    expect_turn(&s, 0, Phase::Stack);
+    let ev = run(&g, &mut s, &["draw"]);
+    assert_eq!(presses(&ev, 0), vec![1; 4]);
+    assert_eq!(s.hand_len(0), 2 + 4);
+    expect_turn(&s, 1, Phase::Play);
+    // Stacked twice: seat 0 stacks back and seat 1, with no Hit card left,
+    // presses 5 at once; the turn goes to seat 1, the player after the first
+    // hitter, not back to seat 0, the last hitter (C-8 read alone).
+    let mut s = build(
+        &g,
+        &scenario(
+            &[&["R-hit2", "Y-hit1", "R7"], &["G-hit2", "G1", "G2"]],
+            "R5",
+            0,
+        ),
+    );
+    let ev = run(&g, &mut s, &["play:R-hit2", "play:G-hit2", "play:Y-hit1"]);
+    assert!(ev.contains(&Event::Hit { seat: 1, n: 5 }));
+    assert_eq!(presses(&ev, 1), vec![1; 5]);
+    assert_eq!(s.hand_len(1), 2 + 5);
+    expect_turn(&s, 1, Phase::Play);
+}
+
+#[test]
 fn a14_attack_attack_starts_stack_target_stacks_to_next() {
     let g = game_with("attack-2010", 4, |r| {
         r.options.stop_hits_on_fire = false;

@@ -563,17 +563,20 @@ fn c8_two_players_skip_and_reverse_play_again() {
 
 #[test]
 fn c8_two_players_hit_returns_to_the_player_who_played_it() {
-    for (preset, card) in [
-        ("attack-1999", "R-hit2"),
-        ("attack-2010", "R-hit2"),
-        ("attack-2010", "R-hit1"),
-        ("attack-modern", "R-hit2"),
-        ("classic", "R-draw2"),
+    // The launcher fires one card a press: a Hit 2 takes two presses (two
+    // cards), except in attack-2010, whose hits stop on the first fire;
+    // classic's Draw Two draws two from the pile.
+    for (preset, card, taken) in [
+        ("attack-1999", "R-hit2", 2),
+        ("attack-2010", "R-hit2", 1),
+        ("attack-2010", "R-hit1", 1),
+        ("attack-modern", "R-hit2", 2),
+        ("classic", "R-draw2", 2),
     ] {
         let g = scripted(preset, 2, &[1]);
         let mut s = build(&g, &scenario(&[&[card, "R7", "R8"], &["G1"]], "R5", 0));
         let ev = run(&g, &mut s, &[&format!("play:{card}")]);
-        assert!(s.hand_len(1) > 1, "{preset} {card}");
+        assert_eq!(s.hand_len(1), 1 + taken, "{preset} {card}");
         assert!(
             ev.iter().any(|e| matches!(e, Event::Hit { seat: 1, .. })),
             "{preset} {card}"

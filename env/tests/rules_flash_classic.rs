@@ -25,6 +25,14 @@ fn seeded(hands: &[&[&str]], top: &str, current: usize, seed: u64) -> uno_env::S
 /// Plays rounds until the start card of the next round is of `kind`; returns
 /// that state and the events of the deal (start card and its effect).
 fn next_round_starting_with(game: &Game, start: &str) -> (State, Vec<Event>) {
+    rounds_starting_with(game, start, 1)
+        .pop()
+        .expect("one round")
+}
+
+/// `count` new rounds (from successive seeds) whose start card is of
+/// `start`'s kind, each with the events of its deal.
+fn rounds_starting_with(game: &Game, start: &str, count: usize) -> Vec<(State, Vec<Event>)> {
     let want = face(start).kind();
     let n = game.num_players();
     let mut hands: Vec<&[&str]> = vec![&["R7"]];
@@ -40,17 +48,38 @@ fn next_round_starting_with(game: &Game, start: &str) -> (State, Vec<Event>) {
         &["B1"],
     ];
     hands.extend(&rest[..n - 1]);
-    for seed in 0..20_000 {
+    let mut found = Vec::with_capacity(count);
+    for seed in 0..200_000 {
         let mut s = build(game, &seeded(&hands, "R5", 0, seed));
         run(game, &mut s, &["play:R7"]);
         let mut log = EventLog::default();
         game.next_round_with(&mut s, &mut log).unwrap();
         game.check_invariants(&s).unwrap();
         if s.top_face(game).kind() == want {
-            return (s, log.0);
+            found.push((s, log.0));
+            if found.len() == count {
+                return found;
+            }
         }
     }
-    panic!("no round starts with {start}");
+    panic!("fewer than {count} rounds start with {start}");
+}
+
+/// How often the seat that `victim_of` finds in each round's events is the
+/// seat to play next, and how often each seat is that victim.
+fn victims_and_repicks(
+    rounds: &[(State, Vec<Event>)],
+    players: usize,
+    victim_of: impl Fn(&Event) -> Option<usize>,
+) -> (Vec<u32>, u32) {
+    let mut victims = vec![0u32; players];
+    let mut repicked = 0;
+    for (s, ev) in rounds {
+        let v = ev.iter().find_map(&victim_of).expect("a victim");
+        victims[v] += 1;
+        repicked += u32::from(s.current_player() == Some(v));
+    }
+    (victims, repicked)
 }
 
 // ----- F-1 -----------------------------------------------------------------
@@ -233,6 +262,7 @@ fn f3_simulated_players_time_out_only_when_configured() {
 fn f4_draw_two_victim_picked_by_unit_even_the_player() {
     let g = flash(3);
     let mut victims = [0u32; 3];
+    let mut repicked = 0;
     for seed in 0..600 {
         let mut s = build(
             &g,
@@ -249,8 +279,17 @@ fn f4_draw_two_victim_picked_by_unit_even_the_player() {
         assert!(ev.contains(&Event::Drew { seat: v, n: 2 }));
         assert_eq!(s.hand_len(v), 3);
         victims[v] += 1;
+        repicked += u32::from(s.current_player() == Some(v));
     }
     assert!(victims.iter().all(|&c| c > 120), "{victims:?}");
+    // [reading] F-4 with F-1: the victim misses the turn the unit gave them,
+    // and the unit then picks again among everyone, the victim included. A
+    // victim who kept the turn would play next every time; here a third of
+    // the time (expected 200, standard deviation about 12).
+    assert!(
+        (130..270).contains(&repicked),
+        "victim plays next {repicked}/600"
+    );
 }
 
 #[test]
@@ -352,6 +391,7 @@ fn f4_c5_the_unit_never_picks_a_player_who_has_gone_out() {
 fn f5_skip_the_picked_player_loses_the_turn() {
     let g = flash(3);
     let mut skipped = [0u32; 3];
+    let mut repicked = 0;
     for seed in 0..600 {
         let mut s = build(
             &g,
@@ -366,9 +406,20 @@ fn f5_skip_the_picked_player_loses_the_turn() {
             })
             .expect("someone is skipped");
         skipped[v] += 1;
+        repicked += u32::from(s.current_player() == Some(v));
         assert_eq!(s.phase(), Phase::Play);
+        // The skipped player loses the turn and draws nothing.
+        assert_eq!(s.hand_len(v), 1);
     }
     assert!(skipped.iter().all(|&c| c > 120), "{skipped:?}");
+    // [reading] F-5 with F-1: the turn the unit gave the skipped player is
+    // lost and the unit picks again among everyone, the skipped player
+    // included: they play next a third of the time, not never and not always
+    // (expected 200, standard deviation about 12).
+    assert!(
+        (130..270).contains(&repicked),
+        "skipped plays next {repicked}/600"
+    );
 }
 
 // ----- F-6 -----------------------------------------------------------------
@@ -606,27 +657,62 @@ fn f8_start_wild_first_picked_names_colour() {
 #[test]
 fn f8_start_draw_two_first_picked_draws_two() {
     let g = flash(4);
-    let (s, ev) = next_round_starting_with(&g, "R-draw2");
-    let v = ev
-        .iter()
-        .find_map(|e| match e {
-            Event::Hit { seat, n: 2 } => Some(*seat),
-            _ => None,
-        })
-        .expect("the first player picked is hit");
-    assert_eq!(s.hand_len(v), 9);
-    assert_eq!(s.phase(), Phase::Play);
+    let rounds = rounds_starting_with(&g, "R-draw2", 300);
+    for (s, ev) in &rounds {
+        let v = ev
+            .iter()
+            .find_map(|e| match e {
+                Event::Hit { seat, n: 2 } => Some(*seat),
+                _ => None,
+            })
+            .expect("the first player picked is hit");
+        assert!(ev.contains(&Event::Drew { seat: v, n: 2 }));
+        for p in 0..4 {
+            assert_eq!(s.hand_len(p), if p == v { 9 } else { 7 });
+        }
+        assert_eq!(s.phase(), Phase::Play);
+    }
+    // The first player picked is any seat; they miss the turn and the unit
+    // picks again among everyone (the F-4 reading): they play first a
+    // quarter of the time (expected 75, standard deviation about 7.5).
+    let (victims, repicked) = victims_and_repicks(&rounds, 4, |e| match e {
+        Event::Hit { seat, .. } => Some(*seat),
+        _ => None,
+    });
+    assert!(victims.iter().all(|&c| c > 40), "{victims:?}");
+    assert!(
+        (35..115).contains(&repicked),
+        "victim plays first {repicked}/300"
+    );
 }
 
 #[test]
 fn f8_start_skip_first_picked_is_skipped() {
     let g = flash(4);
-    let (s, ev) = next_round_starting_with(&g, "R-skip");
-    assert!(ev.iter().any(|e| matches!(e, Event::Skipped { .. })));
-    assert_eq!(s.phase(), Phase::Play);
-    for p in 0..4 {
-        assert_eq!(s.hand_len(p), 7);
+    let rounds = rounds_starting_with(&g, "R-skip", 300);
+    for (s, ev) in &rounds {
+        assert_eq!(
+            ev.iter()
+                .filter(|e| matches!(e, Event::Skipped { .. }))
+                .count(),
+            1
+        );
+        assert_eq!(s.phase(), Phase::Play);
+        for p in 0..4 {
+            assert_eq!(s.hand_len(p), 7);
+        }
     }
+    // As for Draw Two: any seat is skipped, and the unit picks again among
+    // everyone, the skipped seat included.
+    let (skipped, repicked) = victims_and_repicks(&rounds, 4, |e| match e {
+        Event::Skipped { seat } => Some(*seat),
+        _ => None,
+    });
+    assert!(skipped.iter().all(|&c| c > 40), "{skipped:?}");
+    assert!(
+        (35..115).contains(&repicked),
+        "skipped plays first {repicked}/300"
+    );
 }
 
 // ----- F-9 -----------------------------------------------------------------
