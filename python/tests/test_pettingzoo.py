@@ -78,13 +78,13 @@ def test_raw_env_refuses_non_integer_actions():
     raw.reset(seed=0)
     mask = raw.observe(raw.agent_selection)["action_mask"]
     legal = int(np.flatnonzero(mask)[0])
-    before = raw.state.to_json()
+    before = raw.game_state.to_json()
     for bad in (legal + 0.5, float(legal), "draw", True):
         with pytest.raises(TypeError, match="an action must be an integer action id"):
             raw.step(bad)
-        assert raw.state.to_json() == before
+        assert raw.game_state.to_json() == before
     raw.step(np.int64(legal))
-    assert raw.state.to_json() != before
+    assert raw.game_state.to_json() != before
 
 
 def test_a_refused_step_keeps_the_pending_reward():
@@ -100,11 +100,40 @@ def test_a_refused_step_keeps_the_pending_reward():
         raw.step(int(np.flatnonzero(mask)[0]))
     reward = raw.last()[1]
     assert reward != 0
-    before = raw.state.to_json()
+    before = raw.game_state.to_json()
     with pytest.raises(TypeError):
         raw.step(2.5)
     illegal = int(np.flatnonzero(raw.observe(raw.agent_selection)["action_mask"] == 0)[0])
     with pytest.raises(ValueError):
         raw.step(illegal)
     assert raw.last()[1] == reward
-    assert raw.state.to_json() == before
+    assert raw.game_state.to_json() == before
+
+
+def test_state_is_the_oracle_encoding_from_seat_0():
+    # PettingZoo's global state (for centralized training): state() used to
+    # hit the game position stored under the same name ("'State' object is
+    # not callable" through every wrapper).
+    from pettingzoo.test.state_test import test_state as pz_state_check
+    from pettingzoo.test.state_test import test_state_space as pz_state_space_check
+
+    import uno_attack as ua
+
+    for kwargs in [{}, {"rules": "flash", "players": 3}]:
+        e = uno_pz.env(**kwargs)
+        with pytest.raises(AssertionError, match="reset"):
+            e.state()  # before reset: PettingZoo's order-enforcing error
+        e.reset(seed=3)
+        pz_state_space_check(e.unwrapped)
+        pz_state_check(e, num_cycles=200, seed=3)
+        e.reset(seed=5)
+        raw = e.unwrapped
+        st = e.state()
+        assert st.shape == (ua.ORACLE_SIZE,) and st.dtype == np.float32
+        assert e.state_space.contains(st)
+        np.testing.assert_array_equal(st, raw.game_state.oracle_observation(0))
+        # It follows the game: a move changes it.
+        e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+        assert not np.array_equal(e.state(), st)
+    with pytest.raises(RuntimeError, match="reset"):
+        uno_pz.raw_env().state()

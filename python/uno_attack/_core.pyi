@@ -1,7 +1,7 @@
 """Type stubs for the Rust extension ``uno_attack._core``."""
 
 import os
-from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -41,11 +41,12 @@ def describe_obs(obs: npt.ArrayLike) -> str:
 def _state_from_json(game: "Game", state: str, events: Optional[str] = None) -> "State":
     """Unpickles a State: ``game.state_from_json(state)`` with its last events (JSON) restored."""
 
+@final
 class Game:
     """Compiled rules for a table of ``players``. Immutable; pickles as
     ``Game(rules_toml(), num_players)``, and copies share the compiled rules."""
 
-    def __init__(self, rules: Optional[RulesLike] = None, players: int = 4) -> None: ...
+    def __new__(cls, rules: Optional[RulesLike] = None, players: int = 4) -> "Game": ...
     @property
     def num_players(self) -> int: ...
     @property
@@ -67,6 +68,7 @@ class Game:
     def __copy__(self) -> "Game": ...
     def __deepcopy__(self, memo: Any) -> "Game": ...
 
+@final
 class State:
     """One position of a match, bound to its game. Pickles (and copies) with its
     game, its last events and its chance generator: a loaded state continues identically."""
@@ -133,16 +135,17 @@ class State:
     def __copy__(self) -> "State": ...
     def __deepcopy__(self, memo: Any) -> "State": ...
     def __reduce__(self) -> Tuple[Any, Tuple["Game", str, str]]: ...
-    def __eq__(self, other: object) -> bool:
+    def __eq__(self, other: object, /) -> bool:
         """The same position, chance generator included (the games are not compared)."""
     __hash__: ClassVar[None]  # type: ignore[assignment]
     def render(self) -> str:
         """A text picture of the whole position (every hand shown)."""
 
+@final
 class Agent:
     """A built-in agent: ``random``, ``random-play``, ``first-legal``, ``greedy``, ``heuristic[:k=v,...]``, ``checkpoint:DIR[?sample]``."""
 
-    def __init__(self, spec: str, seed: int = 0) -> None: ...
+    def __new__(cls, spec: str, seed: int = 0) -> "Agent": ...
     @property
     def spec(self) -> str: ...
     def act(self, state: State) -> int:
@@ -163,11 +166,12 @@ StepResult = Tuple[
     npt.NDArray[np.uint8],  # truncated [n]
 ]
 
+@final
 class VecEnv:
     """N games stepped in Rust; the returned arrays are the same objects every call."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         rules: Optional[RulesLike] = None,
         players: int = 4,
         num_envs: int = 1024,
@@ -178,7 +182,7 @@ class VecEnv:
         legal_ids: bool = False,
         opponents: Optional[Union[str, Sequence[str]]] = None,
         seat: Optional[int] = None,
-    ) -> None:
+    ) -> "VecEnv":
         """With ``opponents`` (an Agent spec, or one per seat after the learner's) the env is
         single-agent: built-in agents play the other seats in Rust and every row is a decision
         of the learner, in ``seat`` (``None``: rotating, ``(i + k) % players`` in episode k of

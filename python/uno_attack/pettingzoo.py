@@ -14,6 +14,11 @@ and come at the end: of the round (``episode="round"``), or of each round
 (``reward="points"``) and of the match (``reward="win"``) with ``episode="match"``.
 ``env()`` adds PettingZoo's standard wrappers (an illegal move ends the game with
 reward -1 for the offender); ``raw_env`` raises ValueError on an illegal move.
+
+``state()`` is PettingZoo's global state for centralized training: the oracle
+(full-information) encoding seen from seat 0, ``float32[ORACLE_SIZE]``
+(``state_space``). The game position itself is ``game_state`` (a
+:class:`uno_attack.State`).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ._core import NUM_ACTIONS, OBS_SIZE, Game
+from ._core import NUM_ACTIONS, OBS_SIZE, ORACLE_SIZE, Game, State
 from ._checks import action_id, check_env_options
 
 __all__ = ["env", "raw_env"]
@@ -84,8 +89,19 @@ class raw_env(AECEnv):
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.state_space = spaces.Box(-1.0, np.inf, shape=(ORACLE_SIZE,), dtype=np.float32)
         self._rng = np.random.default_rng()
-        self.state = None
+        self._state: Optional[State] = None
+
+    @property
+    def game_state(self) -> Optional[State]:
+        """The current position (a :class:`uno_attack.State`; ``None`` before ``reset()``)."""
+        return self._state
+
+    def state(self) -> np.ndarray:
+        """PettingZoo's global state: the oracle (full-information) encoding from seat 0."""
+        self._require_reset("state()")
+        return self._state.oracle_observation(0)
 
     def observation_space(self, agent: str) -> spaces.Space:
         """The observation space of an agent (the same for all)."""
@@ -96,7 +112,7 @@ class raw_env(AECEnv):
         return self.action_spaces[agent]
 
     def _require_reset(self, call: str) -> None:
-        if self.state is None:
+        if self._state is None:
             raise RuntimeError(f"{call} before reset(): call reset() first")
 
     def observe(self, agent: str) -> dict:
@@ -104,9 +120,9 @@ class raw_env(AECEnv):
         self._require_reset("observe()")
         seat = self.agent_name_mapping[agent]
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if self.state.current_player == seat:
-            mask[:] = self.state.legal_mask()
-        return {"observation": self.state.observation(seat), "action_mask": mask}
+        if self._state.current_player == seat:
+            mask[:] = self._state.legal_mask()
+        return {"observation": self._state.observation(seat), "action_mask": mask}
 
     def last(self, observe: bool = True):
         """``(observation, cumulative reward, terminated, truncated, info)`` of ``agent_selection``."""
@@ -117,14 +133,14 @@ class raw_env(AECEnv):
         """Deals a new episode (``seed`` makes it reproducible)."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self.state = self.game.new_state(int(self._rng.integers(0, 2**63 - 1)))
+        self._state = self.game.new_state(int(self._rng.integers(0, 2**63 - 1)))
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.state.current_player]
+        self.agent_selection = self.possible_agents[self._state.current_player]
         if self.render_mode == "human":
             self.render()
 
@@ -135,7 +151,7 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        st = self.state
+        st = self._state
         # Applied first: a refused action (TypeError, ValueError) changes
         # nothing, the agent's pending reward included.
         st.apply(action_id(action))
@@ -169,9 +185,9 @@ class raw_env(AECEnv):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode")
             return None
-        if self.state is None:
+        if self._state is None:
             return None
-        text = self.state.render()
+        text = self._state.render()
         if self.render_mode == "human":
             print(text)
             return None
