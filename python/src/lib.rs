@@ -24,6 +24,8 @@ use uno_env::{
     PRESETS, RewardMode, Rules, Scenario, State, VecEnv,
 };
 
+mod policy;
+
 fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
@@ -1878,6 +1880,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyState>()?;
     m.add_class::<PyVecEnv>()?;
     m.add_class::<PyAgent>()?;
+    m.add_class::<policy::PyPolicy>()?;
     m.add_function(wrap_pyfunction!(action_name, m)?)?;
     m.add_function(wrap_pyfunction!(action_id, m)?)?;
     m.add_function(wrap_pyfunction!(action_names, m)?)?;

@@ -9,6 +9,8 @@ package adds thin Python wrappers:
 * :class:`VecEnv`: N games stepped in one call, writing into numpy arrays that
   are allocated once (the same objects every step), GIL released, auto-reset.
 * :class:`Agent`: the built-in players (``random``, ``greedy``, ``heuristic`` …).
+* :class:`Policy`: a checkpoint's network: logits and values for any batch of
+  observations, and its parameters as numpy arrays.
 * ``uno_attack.gym``: the single-agent Gymnasium env ``UnoAttack-v0``
   (registered when Gymnasium is installed: ``pip install ./python[gym]``).
 * ``uno_attack.pettingzoo``: the PettingZoo AEC env (``env()`` / ``raw_env``).
@@ -24,6 +26,7 @@ from ._core import (
     PRESETS,
     Agent,
     Game,
+    Policy,
     State,
     VecEnv,
     __version__,
@@ -44,6 +47,7 @@ __all__ = [
     "PRESETS",
     "Agent",
     "Game",
+    "Policy",
     "State",
     "VecEnv",
     "__version__",

@@ -157,6 +157,34 @@ class Agent:
         (ValueError): use one Agent per game for those."""
     def reset(self, seed: int) -> None: ...
 
+@final
+class Policy:
+    """A checkpoint's policy/value network, evaluated in Rust: ``Policy(path)``."""
+
+    def __new__(cls, path: Union[str, "os.PathLike[str]"]) -> "Policy": ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def obs_dim(self) -> int: ...
+    @property
+    def num_actions(self) -> int: ...
+    @property
+    def hidden(self) -> List[int]: ...
+    @property
+    def layer_norm(self) -> bool: ...
+    @property
+    def meta(self) -> Dict[str, Any]:
+        """The checkpoint's ``meta.json``."""
+    def forward(
+        self, obs: npt.ArrayLike, mask: Optional[npt.ArrayLike] = None
+    ) -> Tuple[npt.NDArray[np.float32], Union[npt.NDArray[np.float32], float]]:
+        """``(logits [n, NUM_ACTIONS], values [n])`` for ``obs [n, OBS_SIZE]`` (one row in: one
+        row of logits and a float). With ``mask`` (non-zero = legal) illegal logits are -1e9."""
+    def parameters(self) -> Dict[str, npt.NDArray[np.float32]]:
+        """``{name: array}`` in forward order: ``trunk.{i}.weight`` ``[in, out]``,
+        ``trunk.{i}.bias`` (``norms.{i}.gamma``/``beta`` with LayerNorm), ReLU, then
+        ``policy.*`` and ``value.*``; a layer computes ``x @ weight + bias``."""
+
 StepResult = Tuple[
     npt.NDArray[np.float32],  # obs [n, OBS_SIZE]
     npt.NDArray[np.uint8],  # mask [n, 98]

@@ -22,7 +22,7 @@ pub use checkpoint::{
     save_checkpoint, save_weights, tmp_path_for, write_atomic, write_meta,
 };
 pub use device::{available_devices, device_by_name};
-pub use net::{MAX_PARAMS, NetConfig, PolicyValueNet};
+pub use net::{LAYER_NORM_EPSILON, MAX_PARAMS, NamedParam, NetConfig, PolicyValueNet};
 pub use policy::{
     MASKED_LOGIT, NeuralPolicy, apply_mask, masked_argmax, masked_log_softmax, sample_masked,
 };

@@ -88,6 +88,21 @@ impl NetConfig {
     }
 }
 
+/// One parameter tensor of a network, by name (see [`PolicyValueNet::parameters`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NamedParam {
+    /// `trunk.{i}.weight`, `trunk.{i}.bias`, `norms.{i}.gamma`, `norms.{i}.beta`,
+    /// `policy.weight`, `policy.bias`, `value.weight` or `value.bias`.
+    pub name: String,
+    /// Dimensions: a weight is `[inputs, outputs]` (a layer computes `x · W + b`).
+    pub shape: Vec<usize>,
+    /// The values, row-major.
+    pub values: Vec<f32>,
+}
+
+/// Epsilon of the trunk's LayerNorms (burn's default), for re-implementations of the forward pass.
+pub const LAYER_NORM_EPSILON: f64 = 1e-5;
+
 /// MLP trunk (Linear → optional LayerNorm → ReLU per hidden layer) with policy and value heads.
 #[derive(Module, Debug)]
 pub struct PolicyValueNet {
@@ -111,7 +126,11 @@ impl PolicyValueNet {
         for &h in &config.hidden {
             trunk.push(LinearConfig::new(prev, h).init(device));
             if config.layer_norm {
-                norms.push(LayerNormConfig::new(h).init(device));
+                norms.push(
+                    LayerNormConfig::new(h)
+                        .with_epsilon(LAYER_NORM_EPSILON)
+                        .init(device),
+                );
             }
             prev = h;
         }
@@ -174,6 +193,58 @@ impl PolicyValueNet {
         let logits = self.policy.forward(h.clone());
         let value = self.value.forward(h).squeeze_dim::<1>(1);
         (logits, value)
+    }
+
+    /// Every parameter, in the order of the forward pass: for each hidden layer `i`,
+    /// `trunk.{i}.weight` `[in, out]` and `trunk.{i}.bias` `[out]` (then, with LayerNorm,
+    /// `norms.{i}.gamma` and `norms.{i}.beta`, normalising over the layer's units with
+    /// [`LAYER_NORM_EPSILON`] and the biased variance), a ReLU after each; then the heads
+    /// `policy.weight` `[last, num_actions]`, `policy.bias`, `value.weight` `[last, 1]`,
+    /// `value.bias` `[1]`. A missing bias is written as zeros, so the list has one layout.
+    pub fn parameters(&self) -> Result<Vec<NamedParam>, NeuralError> {
+        let mut out = Vec::with_capacity(4 * self.trunk.len() + 4);
+        let linear =
+            |out: &mut Vec<NamedParam>, name: &str, l: &Linear| -> Result<(), NeuralError> {
+                let [din, dout] = l.weight.dims();
+                let bias = match &l.bias {
+                    Some(b) => host(b.val())?,
+                    None => vec![0.0; dout],
+                };
+                out.push(NamedParam {
+                    name: format!("{name}.weight"),
+                    shape: vec![din, dout],
+                    values: host(l.weight.val())?,
+                });
+                out.push(NamedParam {
+                    name: format!("{name}.bias"),
+                    shape: vec![dout],
+                    values: bias,
+                });
+                Ok(())
+            };
+        for (i, layer) in self.trunk.iter().enumerate() {
+            linear(&mut out, &format!("trunk.{i}"), layer)?;
+            if let Some(norm) = self.norms.get(i) {
+                let [d] = norm.gamma.dims();
+                let beta = match &norm.beta {
+                    Some(b) => host(b.val())?,
+                    None => vec![0.0; d],
+                };
+                out.push(NamedParam {
+                    name: format!("norms.{i}.gamma"),
+                    shape: vec![d],
+                    values: host(norm.gamma.val())?,
+                });
+                out.push(NamedParam {
+                    name: format!("norms.{i}.beta"),
+                    shape: vec![d],
+                    values: beta,
+                });
+            }
+        }
+        linear(&mut out, "policy", &self.policy)?;
+        linear(&mut out, "value", &self.value)?;
+        Ok(out)
     }
 
     /// The widths of the hidden layers.
@@ -439,6 +510,97 @@ mod tests {
             num_actions: 4,
             hidden: hidden.to_vec(),
             layer_norm: false,
+        }
+    }
+
+    /// The forward pass computed by hand from [`PolicyValueNet::parameters`].
+    fn forward_from_parameters(
+        params: &[NamedParam],
+        x: &[f32],
+        rows: usize,
+    ) -> (Vec<f32>, Vec<f32>) {
+        let get = |name: &str| params.iter().find(|p| p.name == name);
+        let dense = |h: &[f32], p: &str| -> Vec<f32> {
+            let (w, b) = (
+                get(&format!("{p}.weight")).unwrap(),
+                get(&format!("{p}.bias")).unwrap(),
+            );
+            let (din, dout) = (w.shape[0], w.shape[1]);
+            let mut y = Vec::with_capacity(rows * dout);
+            for r in 0..rows {
+                for o in 0..dout {
+                    let dot: f32 = (0..din)
+                        .map(|i| h[r * din + i] * w.values[i * dout + o])
+                        .sum();
+                    y.push(dot + b.values[o]);
+                }
+            }
+            y
+        };
+        let mut h = x.to_vec();
+        let mut i = 0;
+        while get(&format!("trunk.{i}.weight")).is_some() {
+            h = dense(&h, &format!("trunk.{i}"));
+            if let Some(gamma) = get(&format!("norms.{i}.gamma")) {
+                let beta = get(&format!("norms.{i}.beta")).unwrap();
+                let d = gamma.shape[0];
+                for row in h.chunks_mut(d) {
+                    let mean = row.iter().sum::<f32>() / d as f32;
+                    let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / d as f32;
+                    let sd = (var + LAYER_NORM_EPSILON as f32).sqrt();
+                    for (j, v) in row.iter_mut().enumerate() {
+                        *v = (*v - mean) / sd * gamma.values[j] + beta.values[j];
+                    }
+                }
+            }
+            h.iter_mut().for_each(|v| *v = v.max(0.0));
+            i += 1;
+        }
+        (dense(&h, "policy"), dense(&h, "value"))
+    }
+
+    #[test]
+    fn the_named_parameters_compute_the_network() {
+        let dev = Device::flex();
+        let x: Vec<f32> = (0..5 * 7)
+            .map(|i| ((i * 37 % 11) as f32 - 5.0) / 3.0)
+            .collect();
+        for (hidden, layer_norm) in [(&[8, 6][..], false), (&[8, 6][..], true), (&[][..], false)] {
+            let mut cfg = config(hidden);
+            cfg.layer_norm = layer_norm;
+            let mut net = PolicyValueNet::new_seeded(&cfg, &dev, 3).expect("net");
+            // LayerNorm starts as gamma 1, beta 0: give them other values, so
+            // that a swapped or dropped one shows.
+            for (k, norm) in net.norms.iter_mut().enumerate() {
+                let [d] = norm.gamma.dims();
+                let g: Vec<f32> = (0..d).map(|j| 0.5 + 0.1 * (j + k) as f32).collect();
+                let b: Vec<f32> = (0..d).map(|j| 0.2 - 0.05 * j as f32).collect();
+                norm.gamma =
+                    Param::from_tensor(Tensor::<1>::from_data(TensorData::new(g, [d]), &dev));
+                norm.beta = Some(Param::from_tensor(Tensor::<1>::from_data(
+                    TensorData::new(b, [d]),
+                    &dev,
+                )));
+            }
+            let params = net.parameters().expect("parameters");
+            let total: usize = params.iter().map(|p| p.values.len()).sum();
+            assert_eq!(total, cfg.num_params(), "{hidden:?}");
+            for p in &params {
+                assert_eq!(
+                    p.values.len(),
+                    p.shape.iter().product::<usize>(),
+                    "{}",
+                    p.name
+                );
+            }
+            let (l0, v0) = outputs(&net, &x, 7);
+            let (l, v) = forward_from_parameters(&params, &x, 7);
+            let diff = l.iter().chain(&v).zip(l0.iter().chain(&v0));
+            let max = diff.map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+            assert!(
+                max < 1e-4,
+                "{hidden:?} layer_norm {layer_norm}: differ by {max}"
+            );
         }
     }
 

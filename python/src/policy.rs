@@ -1,0 +1,185 @@
+//! `uno_attack.Policy`: a checkpoint's network for Python code — its logits and
+//! values on any batch of observations, and its parameters as numpy arrays (to
+//! analyse it, use it as a teacher or baseline, or port it to another framework).
+
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::path::PathBuf;
+use uno_agents::neural::{CheckpointMeta, NeuralPolicy};
+use uno_env::{NUM_ACTIONS, OBS_SIZE, OBS_VERSION};
+
+use crate::{loads, type_name, value_error};
+
+/// A checkpoint's policy/value network (`Policy(path)`), evaluated in Rust.
+#[pyclass(name = "Policy", module = "uno_attack._core", frozen)]
+pub(crate) struct PyPolicy {
+    policy: NeuralPolicy,
+    meta: CheckpointMeta,
+    path: PathBuf,
+}
+
+/// `obj` as a C-contiguous array of `dtype` with two dimensions (one row is
+/// made a batch of one), and whether it was one row.
+fn rows<'py>(
+    obj: &Bound<'py, PyAny>,
+    dtype: &str,
+    what: &str,
+    width: usize,
+) -> PyResult<(Bound<'py, PyAny>, bool)> {
+    let py = obj.py();
+    let np = py.import("numpy")?;
+    let arr = np
+        .call_method1("ascontiguousarray", (obj, dtype))
+        .map_err(|e| {
+            PyTypeError::new_err(format!(
+                "{what} must be an array of numbers, got {}: {}",
+                type_name(obj),
+                e.value(py)
+            ))
+        })?;
+    let ndim: usize = arr.getattr("ndim")?.extract()?;
+    let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
+    let one = ndim == 1;
+    if !(one || ndim == 2) || shape.last() != Some(&width) {
+        return Err(value_error(format!(
+            "{what} must have shape ({width},) or (n, {width}), got {shape:?}"
+        )));
+    }
+    let arr = if one {
+        arr.call_method1("reshape", ((1usize, width),))?
+    } else {
+        arr
+    };
+    Ok((arr, one))
+}
+
+#[pymethods]
+impl PyPolicy {
+    /// `Policy(path)`: loads a checkpoint directory (a `ValueError` names what is wrong
+    /// with a missing, corrupt or mismatched one).
+    #[new]
+    fn new(path: PathBuf) -> PyResult<Self> {
+        let (policy, meta) = NeuralPolicy::load(&path, Some((OBS_VERSION, OBS_SIZE, NUM_ACTIONS)))
+            .map_err(|e| value_error(format!("checkpoint {}: {e}", path.display())))?;
+        Ok(PyPolicy { policy, meta, path })
+    }
+
+    /// The checkpoint directory.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.path.clone()
+    }
+
+    /// Observation length the network reads (`OBS_SIZE`).
+    #[getter]
+    fn obs_dim(&self) -> usize {
+        self.policy.obs_dim()
+    }
+
+    /// Number of logits (`NUM_ACTIONS`).
+    #[getter]
+    fn num_actions(&self) -> usize {
+        self.policy.num_actions()
+    }
+
+    /// Widths of the hidden layers.
+    #[getter]
+    fn hidden(&self) -> Vec<usize> {
+        self.policy.net().hidden()
+    }
+
+    /// Whether each hidden layer has a LayerNorm before its ReLU.
+    #[getter]
+    fn layer_norm(&self) -> bool {
+        self.meta.net.layer_norm
+    }
+
+    /// The checkpoint's metadata (`meta.json`) as a dict.
+    #[getter]
+    fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let json = serde_json::to_string(&self.meta).map_err(value_error)?;
+        loads(py, &json)
+    }
+
+    /// `(logits, values)` for observations `obs` (`[n, OBS_SIZE]`, or one row): float32
+    /// `[n, NUM_ACTIONS]` and `[n]` (one row in: `[NUM_ACTIONS]` and a float). With `mask`
+    /// (`[n, NUM_ACTIONS]`, non-zero = legal) illegal actions get a logit of -1e9, as in the
+    /// `checkpoint:` agent (which also leaves out a press that can bring no card while a
+    /// card can be played; see docs/agents.md).
+    #[pyo3(signature = (obs, mask = None))]
+    fn forward<'py>(
+        &self,
+        py: Python<'py>,
+        obs: &Bound<'py, PyAny>,
+        mask: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let (d, a) = (self.policy.obs_dim(), self.policy.num_actions());
+        let (obs_arr, one) = rows(obs, "float32", "obs", d)?;
+        let obs_arr: PyReadonlyArray2<'py, f32> = obs_arr.extract()?;
+        let n = obs_arr.shape()[0];
+        let legal: Vec<bool> = match mask {
+            Some(m) => {
+                let (m_arr, _) = rows(m, "bool", "mask", a)?;
+                let m_arr: PyReadonlyArray2<'py, bool> = m_arr.extract()?;
+                if m_arr.shape()[0] != n {
+                    return Err(value_error(format!(
+                        "mask has {} rows for {n} observations",
+                        m_arr.shape()[0]
+                    )));
+                }
+                m_arr.as_slice().map_err(value_error)?.to_vec()
+            }
+            None => vec![true; n * a],
+        };
+        let x = obs_arr.as_slice().map_err(value_error)?;
+        let mut logits = vec![0.0f32; n * a];
+        let mut values = vec![0.0f32; n];
+        py.detach(|| {
+            self.policy
+                .forward_batch(x, &legal, n, &mut logits, Some(&mut values))
+        })
+        .map_err(value_error)?;
+        if one {
+            let v = values[0];
+            return Ok((
+                PyArray1::from_vec(py, logits).into_any(),
+                v.into_pyobject(py)?.into_any(),
+            ));
+        }
+        let logits = PyArray1::from_vec(py, logits).reshape([n, a])?;
+        Ok((logits.into_any(), PyArray1::from_vec(py, values).into_any()))
+    }
+
+    /// The network's parameters as `{name: float32 array}` in the order of the forward pass:
+    /// per hidden layer `i`, `trunk.{i}.weight` `[in, out]` and `trunk.{i}.bias` (with
+    /// LayerNorm, `norms.{i}.gamma`, `norms.{i}.beta`, epsilon 1e-5, biased variance), each
+    /// followed by a ReLU; then `policy.weight` `[last, NUM_ACTIONS]`, `policy.bias`,
+    /// `value.weight` `[last, 1]`, `value.bias`. A layer computes `x @ weight + bias`.
+    fn parameters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let params = self.policy.net().parameters().map_err(value_error)?;
+        let out = PyDict::new(py);
+        for p in params {
+            let arr = PyArray1::from_vec(py, p.values);
+            let arr = match p.shape.as_slice() {
+                [r, c] => arr.reshape([*r, *c])?.into_any(),
+                _ => arr.into_any(),
+            };
+            out.set_item(p.name, arr)?;
+        }
+        Ok(out)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Policy({:?}: {} -> {:?} -> {} actions, trained for {} at {} players)",
+            self.path.display().to_string(),
+            self.policy.obs_dim(),
+            self.policy.net().hidden(),
+            self.policy.num_actions(),
+            self.meta.rules,
+            self.meta.players
+        )
+    }
+}

@@ -1,0 +1,96 @@
+"""`uno_attack.Policy`: a checkpoint's network from Python."""
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import uno_attack as ua
+
+CKPT = Path(__file__).resolve().parents[2] / "checkpoints" / "attack-2010-4p"
+
+
+def numpy_forward(params, obs, layer_norm=False):
+    """The forward pass from the documented parameter layout, in numpy."""
+    h = obs.astype(np.float64)
+    i = 0
+    while f"trunk.{i}.weight" in params:
+        h = h @ params[f"trunk.{i}.weight"] + params[f"trunk.{i}.bias"]
+        if layer_norm:
+            mean = h.mean(axis=1, keepdims=True)
+            var = h.var(axis=1, keepdims=True)
+            h = (h - mean) / np.sqrt(var + 1e-5) * params[f"norms.{i}.gamma"] + params[f"norms.{i}.beta"]
+        h = np.maximum(h, 0.0)
+        i += 1
+    return h @ params["policy.weight"] + params["policy.bias"], (h @ params["value.weight"] + params["value.bias"])[:, 0]
+
+
+def test_forward_matches_the_checkpoint_agent_and_the_parameters():
+    p = ua.Policy(CKPT)
+    assert (p.obs_dim, p.num_actions) == (ua.OBS_SIZE, ua.NUM_ACTIONS)
+    assert p.hidden == [256, 256] and not p.layer_norm
+    assert p.meta["rules"] == "attack-2010" and p.meta["players"] == 4
+    assert "attack-2010" in repr(p)
+
+    env = ua.VecEnv("attack-2010", players=4, num_envs=64, seed=3)
+    obs, mask, _ = env.reset()
+    logits, values = p.forward(obs, mask)
+    assert logits.shape == (64, ua.NUM_ACTIONS) and logits.dtype == np.float32
+    assert values.shape == (64,) and np.isfinite(values).all()
+    assert (logits[mask == 0] == -1e9).all()
+    # Right after the deal the launcher is full, so the checkpoint agent's
+    # playing mask is the legal mask: its greedy actions are the argmax.
+    agent = ua.Agent(f"checkpoint:{CKPT}")
+    np.testing.assert_array_equal(np.argmax(logits, axis=1), agent.act_batch(env))
+
+    # Without a mask: the raw logits, equal to the masked ones where legal.
+    raw, raw_values = p.forward(obs)
+    np.testing.assert_array_equal(raw[mask == 1], logits[mask == 1])
+    np.testing.assert_array_equal(raw_values, values)
+    assert (raw > -1e8).all()
+
+    # The parameters compute the same function (a port to another framework).
+    params = p.parameters()
+    assert list(params) == [
+        "trunk.0.weight", "trunk.0.bias", "trunk.1.weight", "trunk.1.bias",
+        "policy.weight", "policy.bias", "value.weight", "value.bias",
+    ]
+    assert params["trunk.0.weight"].shape == (ua.OBS_SIZE, 256)
+    assert params["value.weight"].shape == (256, 1)
+    np_logits, np_values = numpy_forward(params, obs)
+    np.testing.assert_allclose(np_logits, raw, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(np_values, values, rtol=1e-4, atol=1e-4)
+
+    # One row in, one row out; any array-like of numbers.
+    one_logits, one_value = p.forward(obs[5].astype(np.float64).tolist(), mask[5])
+    assert one_logits.shape == (ua.NUM_ACTIONS,) and isinstance(one_value, float)
+    np.testing.assert_array_equal(one_logits, logits[5])
+    assert one_value == values[5]
+
+
+def test_bad_input_is_a_clear_error(tmp_path):
+    with pytest.raises(ValueError, match="checkpoint"):
+        ua.Policy(tmp_path / "nothing-here")
+    broken = tmp_path / "broken"
+    shutil.copytree(CKPT, broken)
+    model = broken / "model.bpk"
+    model.write_bytes(model.read_bytes()[:1000])
+    with pytest.raises(ValueError, match="broken"):
+        ua.Policy(broken)
+
+    p = ua.Policy(CKPT)
+    obs = np.zeros((3, ua.OBS_SIZE), np.float32)
+    with pytest.raises(ValueError, match=rf"\(n, {ua.OBS_SIZE}\)"):
+        p.forward(np.zeros((3, 10), np.float32))
+    with pytest.raises(ValueError, match="shape"):
+        p.forward(np.zeros((2, 3, ua.OBS_SIZE), np.float32))
+    with pytest.raises(ValueError, match="2 rows for 3"):
+        p.forward(obs, np.ones((2, ua.NUM_ACTIONS), np.uint8))
+    with pytest.raises(ValueError, match="mask"):
+        p.forward(obs, np.ones((3, 5), np.uint8))
+    with pytest.raises(TypeError, match="obs"):
+        p.forward("not numbers")
+    # An empty batch is fine.
+    logits, values = p.forward(np.zeros((0, ua.OBS_SIZE), np.float32))
+    assert logits.shape == (0, ua.NUM_ACTIONS) and values.shape == (0,)
