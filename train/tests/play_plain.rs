@@ -136,6 +136,15 @@ fn plain_mode_plays_a_full_round_and_refuses_bad_input() {
     assert_eq!(code, 0, "replay failed: {err}");
     assert!(rep.contains(&format!("[step {}/{}]", steps.len(), steps.len())));
     assert!(rep.contains("End: Round over") || rep.contains("End: Match over"));
+    // Replay is after the game: every hand is shown (after each deal, then
+    // those a step changed), and a new round's blank line is not indented.
+    for who in ["Your hand (", "Bot 1 (", "Bot 2 ("] {
+        assert!(rep.contains(who), "{who}: {}", tail(&rep));
+    }
+    assert!(
+        !rep.lines().any(|l| !l.is_empty() && l.trim().is_empty()),
+        "no indented empty line"
+    );
 
     // A damaged transcript is refused with a message naming what is wrong.
     let first_action = steps
@@ -156,7 +165,12 @@ fn plain_mode_plays_a_full_round_and_refuses_bad_input() {
         })
         .expect("a card was played");
     type Damage = Box<dyn Fn(&mut serde_json::Value)>;
-    let damaged: [(&str, Damage, &str); 5] = [
+    let damaged: [(&str, Damage, &str); 6] = [
+        (
+            "rules",
+            Box::new(|t| t["rules_toml"] = "garbage =".into()),
+            "line 1, column 10: a value is missing after `=` in `garbage =`",
+        ),
         (
             "events",
             Box::new(move |t| {
@@ -265,6 +279,11 @@ fn bad_flags_exit_with_code_2() {
         vec!["play", "--plain", "--seat", "5", "--players", "3"],
         vec!["play", "--plain", "--bot", "nonsense"],
         vec!["play", "--plain", "--rules", "no-such-rules"],
+        // Timing flags are bounded (at most 60000 ms), not stuck for ages.
+        vec!["play", "--plain", "--think-ms", "18446744073709551615"],
+        vec!["play", "--plain", "--anim-ms", "60001"],
+        vec!["play", "--plain", "--bot-reaction-ms", "99999999999"],
+        vec!["play", "--plain", "--uno-window-ms", "86400000"],
     ] {
         let (code, _out, err) = run(
             &args,
@@ -453,4 +472,103 @@ fn a_transcript_never_replaces_a_file_that_is_not_one() {
         assert!(game.is_file());
     }
     let _ = std::fs::remove_file(&game);
+}
+
+#[test]
+fn your_drawn_cards_are_named_and_the_bots_draws_are_not() {
+    let mut input = String::new();
+    for _ in 0..400 {
+        input.push_str("draw\npass\n1\n");
+    }
+    let (code, out, err) = run(
+        &[
+            "play",
+            "--plain",
+            "--rules",
+            "classic",
+            "--players",
+            "3",
+            "--seed",
+            "11",
+            "--think-ms",
+            "0",
+            "--rounds",
+            "1",
+            "--bot",
+            "heuristic",
+        ],
+        input,
+        Duration::ZERO,
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, 0, "{err}");
+    let mine: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("You draw 1 card ("))
+        .collect();
+    assert!(!mine.is_empty(), "{}", tail(&out));
+    for l in out
+        .lines()
+        .filter(|l| l.contains("Bot 1 draws") || l.contains("Bot 2 draws"))
+    {
+        assert!(!l.contains("card ("), "a bot's card leaked: {l}");
+    }
+}
+
+#[test]
+fn challenge_scoring_tells_you_when_you_are_eliminated() {
+    // C-7 challenge: a total reaching the target eliminates; the others get
+    // the points they hold, the round's winner none.
+    let rules = tmp("challenge.toml");
+    std::fs::write(
+        &rules,
+        "preset = \"classic\"\n[options]\nscoring = \"challenge\"\ntarget_score = 60\n",
+    )
+    .unwrap();
+    let mut input = String::new();
+    for _ in 0..1500 {
+        input.push_str("1\n\n");
+    }
+    let (code, out, err) = run(
+        &[
+            "play",
+            "--plain",
+            "--rules",
+            rules.to_str().unwrap(),
+            "--players",
+            "4",
+            "--seed",
+            "1",
+            "--think-ms",
+            "0",
+            "--bot",
+            "heuristic",
+        ],
+        input,
+        Duration::ZERO,
+        Duration::from_secs(60),
+    );
+    let _ = std::fs::remove_file(&rules);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "Bot 1 wins the round (no penalty): penalty points for the cards left — You +144"
+        ),
+        "{}",
+        tail(&out)
+    );
+    assert!(
+        !out.contains("wins the round: "),
+        "no winner's points under challenge"
+    );
+    assert!(out.contains("Your total reaches 144 (target 60): you are eliminated (C-7)"));
+    assert!(out.contains("Scores: You 144 (eliminated), "));
+    assert!(out.contains("You are eliminated (C-7"));
+    assert!(out.contains("press Enter to watch the next round"));
+    assert!(out.contains("Two players remain"));
+    assert!(
+        out.contains("Match over: Bot 1 wins the match"),
+        "{}",
+        tail(&out)
+    );
 }

@@ -42,27 +42,28 @@ pub struct Args {
     /// Your seat (0..N-1).
     #[arg(long, default_value_t = 0)]
     pub seat: usize,
-    /// Milliseconds a bot "thinks" before it acts.
-    #[arg(long, default_value_t = 600)]
+    /// Milliseconds a bot "thinks" before it acts (at most 60000).
+    #[arg(long, default_value_t = 600, value_parser = parse_ms)]
     pub think_ms: u64,
     /// Seconds per turn for you (F-3 timer; a time-out draws `timeout_draw`),
     /// at most 86400 (one day). Default: 10 with Flash's unit in the
     /// full-screen UI, off otherwise; 0 = off.
     #[arg(long, value_parser = parse_timer_secs)]
     pub timer_secs: Option<f64>,
-    /// Milliseconds you have to call UNO once on one card (explicit UNO); 0 = no limit.
-    #[arg(long, default_value_t = 3000)]
+    /// Milliseconds you have to call UNO once on one card (explicit UNO), at
+    /// most 60000; 0 = no limit.
+    #[arg(long, default_value_t = 3000, value_parser = parse_ms)]
     pub uno_window_ms: u64,
     /// A bot's mean SLAP reaction time in ms (each race draws 0.6–1.4 × this);
-    /// you race them with the space key (F-7).
-    #[arg(long, default_value_t = 600)]
+    /// you race them with the space key (F-7); at most 60000.
+    #[arg(long, default_value_t = 600, value_parser = parse_ms)]
     pub bot_reaction_ms: u64,
     /// Probability that a bot forgets to call UNO when `uno_call = explicit`
     /// (then you may catch it with `c`).
     #[arg(long, default_value_t = 0.3)]
     pub bot_forgets_uno: f64,
-    /// Milliseconds of launcher suspense when you press.
-    #[arg(long, default_value_t = 700)]
+    /// Milliseconds of launcher suspense when you press (at most 60000).
+    #[arg(long, default_value_t = 700, value_parser = parse_ms)]
     pub anim_ms: u64,
     /// Stop after this many rounds (0 = play the match to the end).
     #[arg(long, default_value_t = 0)]
@@ -100,6 +101,24 @@ pub fn check_timer_secs(t: f64) -> Result<f64, String> {
         ));
     }
     Ok(t)
+}
+
+/// The longest delay or window the millisecond flags take (`--think-ms`,
+/// `--anim-ms`, `--bot-reaction-ms`, `--uno-window-ms`): one minute.
+pub const MAX_MS: u64 = 60_000;
+
+/// Parses a millisecond flag: a whole number from 0 to [`MAX_MS`].
+pub fn parse_ms(s: &str) -> Result<u64, String> {
+    let ms: u64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a whole number of milliseconds"))?;
+    if ms > MAX_MS {
+        return Err(format!(
+            "`{s}` is out of range (0 to {MAX_MS} ms, one minute)"
+        ));
+    }
+    Ok(ms)
 }
 
 /// Refuses a `--transcript` path that holds a file other than an earlier
@@ -192,5 +211,25 @@ mod tests {
         }
         // Every accepted value makes a Duration.
         let _ = std::time::Duration::from_secs_f64(parse_timer_secs("86400").unwrap());
+    }
+
+    #[test]
+    fn millisecond_flags_are_bounded_by_a_minute() {
+        assert_eq!(parse_ms("0"), Ok(0));
+        assert_eq!(parse_ms("60000"), Ok(60_000));
+        for bad in [
+            "60001",
+            "18446744073709551615",
+            "99999999999999999999",
+            "-1",
+            "1.5",
+            "x",
+        ] {
+            let err = parse_ms(bad).unwrap_err();
+            assert!(
+                err.contains("out of range") || err.contains("not a whole number"),
+                "{bad}: {err}"
+            );
+        }
     }
 }

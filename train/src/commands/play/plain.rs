@@ -6,7 +6,7 @@
 //! input quits cleanly.
 
 use super::cards::{cards, colour_long, face_long, sort_key};
-use super::session::Session;
+use super::session::{Session, scores_line};
 use super::{Args, CmdResult};
 use std::io::{BufRead, Write};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -22,6 +22,20 @@ pub fn menu(s: &Session) -> Vec<usize> {
     cards_.into_iter().chain(rest).collect()
 }
 
+/// What pressing a pending Mega Hit stack does: every hit, or (A-8,
+/// `stop_hits_on_fire`) presses that stop at the first press that fires.
+pub fn stack_press(s: &Session) -> String {
+    let n = s.state.pending_hits();
+    if s.game.rules().options.stop_hits_on_fire {
+        format!(
+            "press the launcher until it fires, at most {}; A-8",
+            super::cards::times(n)
+        )
+    } else {
+        format!("press the launcher {}", super::cards::times(n))
+    }
+}
+
 /// A menu entry: the action's name and what it means.
 pub fn describe(s: &Session, a: usize) -> String {
     let name = action_name(a);
@@ -31,10 +45,7 @@ pub fn describe(s: &Session, a: usize) -> String {
             if s.uses_pile() {
                 "draw a card".into()
             } else if s.state.phase() == Phase::Stack {
-                format!(
-                    "press the launcher {}",
-                    super::cards::times(s.state.pending_hits())
-                )
+                stack_press(s)
             } else {
                 "press the launcher".into()
             }
@@ -88,8 +99,11 @@ pub fn table_lines(s: &Session) -> Vec<String> {
     }
     if st.pending_hits() > 0 {
         out.push(format!(
-            "Pending Mega Hit stack: {} presses.",
-            st.pending_hits()
+            "Pending Mega Hit stack: {}.",
+            match st.pending_hits() {
+                1 => "1 press".to_string(),
+                n => format!("{n} presses"),
+            }
         ));
     }
     for p in 0..st.num_players() {
@@ -204,15 +218,19 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
         }
         shown = s.log.len();
         if s.state.is_round_over() {
-            let scores: Vec<String> = (0..s.state.num_players())
-                .map(|p| format!("{} {}", s.names.cap(p), s.state.scores()[p]))
-                .collect();
-            println!("Scores: {}.", scores.join(", "));
+            println!("{}", scores_line(&s.game, &s.state, &s.names));
             if !s.can_continue() {
                 println!("{}", s.prompt());
                 break;
             }
-            println!("Round over. Press Enter for the next round, or type quit.");
+            if s.state.is_active(s.human) {
+                println!("Round over. Press Enter for the next round, or type quit.");
+            } else {
+                println!(
+                    "You are eliminated (C-7: your total reached the target, {}). The bots play on without you: press Enter to watch the next round, or type quit.",
+                    s.game.rules().options.target_score
+                );
+            }
             print!("> ");
             match read(&rx, None) {
                 Input::Eof => break,

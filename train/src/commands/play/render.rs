@@ -12,6 +12,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use uno_env::rules::Scoring;
 use uno_env::{Action, Game, Phase, State, action_name};
 
 /// A popup drawn over the table.
@@ -72,27 +73,46 @@ pub struct View<'a> {
     pub colour_blind: bool,
     /// Show every hand (replay).
     pub reveal: bool,
+    /// Rows the hands panel is scrolled down (replay; play keeps the selected card in view).
+    pub hand_scroll: usize,
     /// A popup.
     pub overlay: Overlay,
     /// The key hints at the bottom.
     pub keys: String,
 }
 
-/// Draws a whole frame.
-pub fn draw(f: &mut Frame, v: &View) {
-    let area = f.area();
+/// The frame's areas: title, top panels, log, hand, status, keys. The hand
+/// grows with the cards, leaving the log at least two lines.
+fn layout(v: &View, area: Rect) -> [Rect; 6] {
     let n = v.state.num_players();
     let top_h = (n as u16 + 2).max(8);
-    let hand_h = 4;
-    let [title, top, log, hand, status, keys] = Layout::vertical([
+    let rest = area.height.saturating_sub(1 + top_h + 2 + 1);
+    let rows = hand_rows(v, area.width.saturating_sub(2) as usize).len() as u16;
+    let hand_h = (rows + 2).min(rest.saturating_sub(4)).max(3);
+    Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(top_h),
-        Constraint::Min(3),
+        Constraint::Min(0),
         Constraint::Length(hand_h),
         Constraint::Length(2),
         Constraint::Length(1),
     ])
-    .areas(area);
+    .areas(area)
+}
+
+/// How far the hands panel can scroll in a terminal of `area` (rows that do not fit).
+pub fn hand_scroll_limit(v: &View, area: Rect) -> usize {
+    let hand = layout(v, area)[3];
+    let visible = (hand.height.saturating_sub(2) as usize).max(1);
+    hand_rows(v, hand.width.saturating_sub(2) as usize)
+        .len()
+        .saturating_sub(visible)
+}
+
+/// Draws a whole frame.
+pub fn draw(f: &mut Frame, v: &View) {
+    let area = f.area();
+    let [title, top, log, hand, status, keys] = layout(v, area);
     f.render_widget(
         Paragraph::new(v.title.clone()).style(Style::default().add_modifier(Modifier::BOLD)),
         title,
@@ -149,8 +169,32 @@ fn colour_span(c: Option<uno_env::Colour>, colour_blind: bool) -> Span<'static> 
     )
 }
 
+/// Cuts `text` to `w` display cells, ending in "…" when cut.
+fn fit(text: &str, w: usize) -> String {
+    if text.chars().count() <= w {
+        return text.to_string();
+    }
+    if w == 0 {
+        return String::new();
+    }
+    let mut out: String = text.chars().take(w - 1).collect();
+    out.push('…');
+    out
+}
+
+/// The Players panel: name, cards, score and the UNO flag always fit (at 80
+/// columns too); "out", the dealer and each bot's public facts follow as room
+/// allows (the dealer shortened to "dlr", the facts cut with "…").
 fn draw_seats(f: &mut Frame, area: Rect, v: &View) {
     let st = v.state;
+    let inner = area.width.saturating_sub(2) as usize;
+    let name_w = (0..st.num_players())
+        .map(|p| v.names.cap(p).chars().count())
+        .max()
+        .unwrap_or(5)
+        .clamp(3, 8);
+    // Wide: "12 cards  score  123"; narrow: " 12   123" under a titled header.
+    let wide = inner >= 2 + name_w + 22 + 5 + 10;
     let mut lines = Vec::new();
     for p in 0..st.num_players() {
         let turn = if st.current_player() == Some(p) {
@@ -158,23 +202,32 @@ fn draw_seats(f: &mut Frame, area: Rect, v: &View) {
         } else {
             "  "
         };
+        let k = st.hand_len(p);
+        let counts = if wide {
+            format!(
+                " {k:>2} {}  score {:>4}",
+                if k == 1 { "card " } else { "cards" },
+                st.scores()[p]
+            )
+        } else {
+            format!(" {k:>3} {:>5}", st.scores()[p])
+        };
+        let name = fit(&v.names.cap(p), name_w);
+        let mut used = 2 + name_w + counts.chars().count();
         let mut spans = vec![
             Span::raw(turn),
             Span::styled(
-                format!("{:<7}", v.names.cap(p)),
+                format!("{name:<name_w$}"),
                 if p == v.human {
                     Style::default().add_modifier(Modifier::BOLD)
                 } else {
                     Style::default()
                 },
             ),
-            Span::raw(format!(
-                " {:>2} cards  score {:>4}",
-                st.hand_len(p),
-                st.scores()[p]
-            )),
+            Span::raw(counts),
         ];
         if st.uno_called(p) {
+            used += 6;
             spans.push(Span::styled(
                 "  UNO!",
                 Style::default()
@@ -183,25 +236,39 @@ fn draw_seats(f: &mut Frame, area: Rect, v: &View) {
             ));
         }
         if !st.is_active(p) {
-            spans.push(Span::raw("  out"));
+            let out = if used + 12 <= inner {
+                "  eliminated"
+            } else {
+                " out"
+            };
+            used += out.chars().count();
+            spans.push(Span::styled(out, Style::default().fg(Color::LightRed)));
         }
         if st.dealer() == p {
-            spans.push(Span::styled(
-                "  (dealer)",
-                Style::default().fg(Color::DarkGray),
-            ));
+            let d = if used + 10 <= inner {
+                "  (dealer)"
+            } else {
+                " dlr"
+            };
+            used += d.chars().count();
+            spans.push(Span::styled(d, Style::default().fg(Color::DarkGray)));
         }
         let shown = super::cards::shown(st, p);
-        if p != v.human && !shown.is_empty() {
+        if p != v.human && !shown.is_empty() && used + 8 <= inner {
             spans.push(Span::styled(
-                format!("  {shown}"),
+                format!("  {}", fit(&shown, inner - used - 2)),
                 Style::default().fg(Color::DarkGray),
             ));
         }
         lines.push(Line::from(spans));
     }
+    let title = if wide {
+        " Players ".to_string()
+    } else {
+        fit(" Players: cards, score ", inner).to_string()
+    };
     f.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(" Players ")),
+        Paragraph::new(lines).block(Block::bordered().title(title)),
         area,
     );
 }
@@ -210,12 +277,23 @@ fn draw_table(f: &mut Frame, area: Rect, v: &View) {
     let st = v.state;
     let g = v.game;
     let top = st.top_face(g);
+    let narrow = area.width < 30;
     let dir = if g.random_unit() {
         "the unit picks".to_string()
     } else if st.direction() > 0 {
-        "→ left (seat +1)".to_string()
+        if narrow {
+            "→ left"
+        } else {
+            "→ left (seat +1)"
+        }
+        .to_string()
     } else {
-        "← right (seat -1)".to_string()
+        if narrow {
+            "← right"
+        } else {
+            "← right (seat -1)"
+        }
+        .to_string()
     };
     let mut lines = vec![
         Line::from(vec![
@@ -265,8 +343,16 @@ fn draw_launcher(f: &mut Frame, area: Rect, v: &View) {
             " Launcher ",
             vec![
                 Line::from(format!("Cards left: {}", st.pile_len())),
-                Line::from(format!("Presses since firing: {m} {bar}")),
-                Line::from(format!("Last press fired: {}", st.last_fired())),
+                Line::from(if area.width < 32 {
+                    format!("Misses: {m} {bar}")
+                } else {
+                    format!("Presses since firing: {m} {bar}")
+                }),
+                Line::from(if area.width < 24 {
+                    format!("Last fired: {}", st.last_fired())
+                } else {
+                    format!("Last press fired: {}", st.last_fired())
+                }),
             ],
         )
     };
@@ -303,54 +389,151 @@ fn draw_log(f: &mut Frame, area: Rect, v: &View) {
     );
 }
 
-fn draw_hand(f: &mut Frame, area: Rect, v: &View) {
-    let hand = sorted_hand(v.state.hand_faces(v.game, v.human));
-    let mut spans = Vec::new();
+/// One row of the hand panel and the cards it holds (indices into the
+/// sorted hand of the row's seat).
+struct HandRow {
+    line: Line<'static>,
+    first: usize,
+    count: usize,
+}
+
+/// Lays the cards of `seat` out in rows of at most `width` cells, the first
+/// row after `lead` and the others indented as far.
+fn wrap_cards(
+    v: &View,
+    seat: usize,
+    lead: Option<Span<'static>>,
+    width: usize,
+    out: &mut Vec<HandRow>,
+) {
+    let hand = sorted_hand(v.state.hand_faces(v.game, seat));
+    let mine = seat == v.human && !v.reveal;
+    let indent = lead.as_ref().map_or(0, |l| l.width());
+    let mut row: Vec<Span<'static>> = lead.into_iter().collect();
+    let (mut w, mut first, mut count) = (indent, 0, 0);
     for (i, face) in hand.iter().enumerate() {
-        let legal = v.legal >> face.index() & 1 == 1;
-        let selected = v.cursor == Some(i) && v.legal != 0;
-        let num = if i < 10 {
-            format!("{}:", (i + 1) % 10)
-        } else {
-            String::new()
-        };
-        spans.push(Span::styled(num, Style::default().fg(Color::DarkGray)));
-        spans.push(Span::styled(
-            format!(" {} ", label(*face, v.colour_blind)),
-            card_style(*face, legal || v.legal == 0 && !v.reveal, selected),
-        ));
-        spans.push(Span::raw(" "));
-    }
-    let mut lines = vec![Line::from(spans)];
-    if v.reveal {
-        for p in 0..v.state.num_players() {
-            if p == v.human {
-                continue;
-            }
-            let other: Vec<String> = sorted_hand(v.state.hand_faces(v.game, p))
-                .iter()
-                .map(|f| label(*f, v.colour_blind))
-                .collect();
-            lines.push(Line::from(format!(
-                "{}: {}",
-                v.names.cap(p),
-                other.join(" ")
-            )));
+        let mut item = Vec::new();
+        if mine && i < 10 {
+            item.push(Span::styled(
+                format!("{}:", (i + 1) % 10),
+                Style::default().fg(Color::DarkGray),
+            ));
         }
-    }
-    let title = format!(
-        " {} hand ({}) ",
-        if v.reveal {
-            format!("{}'s", v.names.cap(v.human))
+        let legal = v.legal >> face.index() & 1 == 1;
+        let selected = mine && v.cursor == Some(i) && v.legal != 0;
+        let bright = if v.reveal {
+            true
         } else {
-            "Your".into()
-        },
-        cards(hand.len())
-    );
+            legal || v.legal == 0
+        };
+        item.push(Span::styled(
+            format!(" {} ", label(*face, v.colour_blind)),
+            card_style(*face, bright, selected),
+        ));
+        item.push(Span::raw(" "));
+        let iw: usize = item.iter().map(|s| s.width()).sum();
+        if count > 0 && w + iw > width {
+            out.push(HandRow {
+                line: Line::from(std::mem::take(&mut row)),
+                first,
+                count,
+            });
+            row.push(Span::raw(" ".repeat(indent)));
+            w = indent;
+            first = i;
+            count = 0;
+        }
+        row.extend(item);
+        w += iw;
+        count += 1;
+    }
+    out.push(HandRow {
+        line: Line::from(row),
+        first,
+        count,
+    });
+}
+
+/// The hand panel's rows at `width`: your hand, or (replay) every seat's,
+/// one seat after another, each starting with its name.
+fn hand_rows(v: &View, width: usize) -> Vec<HandRow> {
+    let mut rows = Vec::new();
+    if !v.reveal {
+        wrap_cards(v, v.human, None, width, &mut rows);
+        return rows;
+    }
+    let n = v.state.num_players();
+    let label_w = (0..n)
+        .map(|p| v.names.cap(p).chars().count())
+        .max()
+        .unwrap_or(3)
+        .min(8);
+    for p in 0..n {
+        let lead = Span::styled(
+            format!(
+                "{:<label_w$} {:>2}: ",
+                fit(&v.names.cap(p), label_w),
+                v.state.hand_len(p)
+            ),
+            if v.state.current_player() == Some(p) {
+                Style::default().add_modifier(Modifier::BOLD)
+            } else {
+                Style::default()
+            },
+        );
+        wrap_cards(v, p, Some(lead), width, &mut rows);
+    }
+    rows
+}
+
+/// Your hand (play) or every hand (replay), wrapped to the panel's width.
+/// When the rows do not fit, play scrolls to keep the selected card in view
+/// and replay scrolls by `hand_scroll`; the title says what is hidden.
+fn draw_hand(f: &mut Frame, area: Rect, v: &View) {
+    let rows = hand_rows(v, area.width.saturating_sub(2) as usize);
+    let visible = (area.height.saturating_sub(2) as usize).max(1);
+    let max_start = rows.len().saturating_sub(visible);
+    let start = if v.reveal {
+        v.hand_scroll.min(max_start)
+    } else {
+        let at = v
+            .cursor
+            .and_then(|c| rows.iter().position(|r| c < r.first + r.count))
+            .unwrap_or(0);
+        (at + 1).saturating_sub(visible).min(max_start)
+    };
+    let end = (start + visible).min(rows.len());
+    let cards_in = |rs: &[HandRow]| rs.iter().map(|r| r.count).sum::<usize>();
+    let above = cards_in(&rows[..start]);
+    let below = cards_in(&rows[end..]);
+    let mut more = Vec::new();
+    if above > 0 {
+        more.push(format!("+{above} more ↑"));
+    }
+    if below > 0 {
+        more.push(format!("+{below} more ↓"));
+    }
+    let more = if more.is_empty() {
+        String::new()
+    } else if v.reveal {
+        format!(" · {} (↑↓ scroll)", more.join(" "))
+    } else {
+        format!(" · {}", more.join(" "))
+    };
+    let title = if v.reveal {
+        format!(" Every hand{more} ")
+    } else {
+        let hand = v.state.hand_len(v.human);
+        format!(" Your hand ({}){more} ", cards(hand))
+    };
+    let lines: Vec<Line> = rows
+        .into_iter()
+        .skip(start)
+        .take(visible)
+        .map(|r| r.line)
+        .collect();
     f.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(Block::bordered().title(title)),
+        Paragraph::new(lines).block(Block::bordered().title(title)),
         area,
     );
 }
@@ -371,6 +554,15 @@ fn draw_status(f: &mut Frame, area: Rect, v: &View) {
     f.render_widget(Paragraph::new(lines), area);
 }
 
+/// Upper-cases the first letter.
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(first) => first.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
 /// A rectangle of `w` x `h` centred in `area` (clipped to it).
 fn centred(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
@@ -384,7 +576,18 @@ fn centred(area: Rect, w: u16, h: u16) -> Rect {
 }
 
 fn popup(f: &mut Frame, area: Rect, title: &str, lines: Vec<Line>, w: u16) {
-    let h = lines.len() as u16 + 2;
+    // Room for the wrapped lines (a wrapped line may take one row more than
+    // its width alone says, as words move whole).
+    let inner = w.min(area.width).saturating_sub(2).max(1) as usize;
+    let rows: usize = lines
+        .iter()
+        .map(|l| match l.width() {
+            0 => 1,
+            lw if lw <= inner => 1,
+            lw => lw.div_ceil(inner) + 1,
+        })
+        .sum();
+    let h = rows as u16 + 2;
     let r = centred(area, w, h);
     f.render_widget(Clear, r);
     f.render_widget(
@@ -415,6 +618,8 @@ fn race_popup(f: &mut Frame, area: Rect, title: &str, call: &str, note: &str) {
 
 fn draw_round_over(f: &mut Frame, area: Rect, v: &View, more: bool) {
     let st = v.state;
+    let opts = &v.game.rules().options;
+    let penalty = opts.scoring != Scoring::Winner;
     let mut lines = Vec::new();
     match st.round_winner() {
         Some(w) => lines.push(Line::from(format!(
@@ -425,13 +630,29 @@ fn draw_round_over(f: &mut Frame, area: Rect, v: &View, more: bool) {
         ))),
         None => lines.push(Line::from("The round was cut short.")),
     }
+    match opts.scoring {
+        Scoring::Winner => {}
+        Scoring::Penalty => lines.push(Line::from(format!(
+            "Penalty points (C-7): each player scores the cards they hold; at {} the lowest total wins.",
+            opts.target_score
+        ))),
+        Scoring::Challenge => lines.push(Line::from(format!(
+            "Penalty points (C-7): each player scores the cards they hold; reaching {} eliminates.",
+            opts.target_score
+        ))),
+    }
     lines.push(Line::from(""));
     let pts = st.round_points();
     for (p, pt) in pts.iter().enumerate() {
+        let out = if st.is_active(p) { "" } else { "  eliminated" };
+        let gained = if penalty && *pt > 0 {
+            format!("+{pt} penalty")
+        } else {
+            format!("+{pt}")
+        };
         lines.push(Line::from(format!(
-            "  {:<7} +{:<4} total {}",
+            "  {:<7} {gained:<12} total {}{out}",
             v.names.cap(p),
-            pt,
             st.scores()[p]
         )));
     }
@@ -446,6 +667,14 @@ fn draw_round_over(f: &mut Frame, area: Rect, v: &View, more: bool) {
             Style::default().add_modifier(Modifier::BOLD),
         ));
         lines.push(Line::from("q: quit"));
+    } else if more && !st.is_active(v.human) && !v.reveal {
+        lines.push(Line::styled(
+            "You are eliminated (C-7): the bots play on without you.",
+            Style::default()
+                .fg(Color::LightRed)
+                .add_modifier(Modifier::BOLD),
+        ));
+        lines.push(Line::from("Enter / n: watch the next round · q: quit"));
     } else if more {
         lines.push(Line::from("Enter / n: next round · q: quit"));
     } else {
@@ -456,7 +685,7 @@ fn draw_round_over(f: &mut Frame, area: Rect, v: &View, more: bool) {
     } else {
         " ROUND OVER "
     };
-    popup(f, area, title, lines, 50);
+    popup(f, area, title, lines, 64);
 }
 
 fn draw_picker(f: &mut Frame, area: Rect, v: &View, items: &[usize], selected: usize) {
@@ -464,14 +693,23 @@ fn draw_picker(f: &mut Frame, area: Rect, v: &View, items: &[usize], selected: u
     let title = match st.phase() {
         Phase::ChooseColour => " Choose a colour (r y g b, or ↑↓ Enter) ",
         Phase::ChooseTarget => " Choose a player (number, or ↑↓ Enter) ",
+        // (the first line says what for)
         Phase::Challenge => " Wild Draw Four: c challenge · a accept ",
         Phase::UnoCall => " One card left: u UNO! · n no call ",
         _ => " Choose ",
     };
-    let lines: Vec<Line> = items
-        .iter()
-        .enumerate()
-        .map(|(i, &a)| {
+    let head: Vec<Line> = if st.phase() == Phase::ChooseTarget {
+        let what = super::session::target_purpose(v.game, st);
+        vec![Line::styled(
+            capitalise(&what),
+            Style::default().add_modifier(Modifier::BOLD),
+        )]
+    } else {
+        Vec::new()
+    };
+    let lines: Vec<Line> = head
+        .into_iter()
+        .chain(items.iter().enumerate().map(|(i, &a)| {
             let text = match Action::from_id(a) {
                 Some(Action::Colour(c)) => {
                     let sym = if v.colour_blind {
@@ -504,7 +742,176 @@ fn draw_picker(f: &mut Frame, area: Rect, v: &View, items: &[usize], selected: u
             } else {
                 text
             }
-        })
+        }))
         .collect();
-    popup(f, area, title, lines, 52);
+    popup(f, area, title, lines, 56);
+}
+
+#[cfg(test)]
+mod tests {
+    //! The frame drawn into a test buffer: every hand in replay, a big hand
+    //! that scrolls to the selected card, and the Players panel at 80 columns.
+    use super::*;
+    use ratatui::{Terminal, backend::TestBackend};
+    use uno_env::{Rules, Scenario};
+
+    /// The screen as text, one line per row.
+    pub(crate) fn screen(v: &View, w: u16, h: u16) -> String {
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        t.draw(|f| draw(f, v)).unwrap();
+        let buf = t.backend().buffer().clone();
+        (0..h)
+            .map(|y| {
+                (0..w)
+                    .map(|x| buf[(x, y)].symbol().to_string())
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// A table of attack-2010 where seat `p` holds `sizes[p]` cards, dealt
+    /// in deck order (the top card is the deck's last).
+    fn table(sizes: &[usize]) -> (Game, State, Names) {
+        let players = sizes.len();
+        let g = Game::new(Rules::preset("attack-2010").unwrap(), players).unwrap();
+        let mut deck = (0..g.deck_size()).map(|c| g.face_of(c));
+        let top = deck.next();
+        let hands = sizes
+            .iter()
+            .map(|&n| deck.by_ref().take(n).collect())
+            .collect();
+        let sc = Scenario {
+            hands,
+            top,
+            scores: Some((0..players as u32).map(|p| 100 + p * 37).collect()),
+            dealer: 1,
+            ..Default::default()
+        };
+        let s = g.scenario(&sc).unwrap();
+        (g, s, Names::new(players, 0))
+    }
+
+    fn view<'a>(g: &'a Game, s: &'a State, names: &'a Names, reveal: bool) -> View<'a> {
+        View {
+            game: g,
+            state: s,
+            names,
+            human: 0,
+            log: &[],
+            log_scroll: 0,
+            title: "test".into(),
+            cursor: Some(0),
+            legal: if reveal { 0 } else { g.legal_mask(s) },
+            message: None,
+            status: String::new(),
+            launcher_anim: None,
+            colour_blind: false,
+            reveal,
+            hand_scroll: 0,
+            overlay: Overlay::None,
+            keys: String::new(),
+        }
+    }
+
+    /// The text between the hand panel's top border and its bottom border.
+    fn hand_panel(screen: &str, title: &str) -> (String, String) {
+        let lines: Vec<&str> = screen.lines().collect();
+        let top = lines.iter().position(|l| l.contains(title)).expect(title);
+        let bottom = (top + 1..lines.len())
+            .find(|&i| lines[i].starts_with('└'))
+            .unwrap();
+        (lines[top].to_string(), lines[top + 1..bottom].join("\n"))
+    }
+
+    #[test]
+    fn replay_shows_every_seats_hand() {
+        let (g, s, names) = table(&[5, 6, 7, 8]);
+        let screen = screen(&view(&g, &s, &names, true), 80, 24);
+        assert!(!screen.contains("You's"), "{screen}");
+        let (_, body) = hand_panel(&screen, "Every hand");
+        for p in 0..4 {
+            let want = format!("{:<5} {:>2}: ", names.cap(p), s.hand_len(p));
+            assert!(body.contains(&want), "{want}\n{screen}");
+            for face in s.hand_faces(&g, p) {
+                assert!(body.contains(&face.name()), "{}\n{screen}", face.name());
+            }
+        }
+    }
+
+    #[test]
+    fn replay_scrolls_the_hands_when_they_do_not_fit() {
+        let (g, s, names) = table(&[9; 10]);
+        let mut v = view(&g, &s, &names, true);
+        let area = Rect::new(0, 0, 80, 24);
+        let limit = hand_scroll_limit(&v, area);
+        assert!(limit > 0);
+        let (title, body) = hand_panel(&screen(&v, 80, 24), "Every hand");
+        assert!(
+            title.contains("more ↓") && title.contains("scroll"),
+            "{title}"
+        );
+        assert!(body.contains("You "), "{body}");
+        v.hand_scroll = limit;
+        let (title, body) = hand_panel(&screen(&v, 80, 24), "Every hand");
+        assert!(
+            title.contains("more ↑") && !title.contains("more ↓"),
+            "{title}"
+        );
+        assert!(body.contains("Bot 9"), "{body}");
+    }
+
+    #[test]
+    fn a_big_hand_grows_and_scrolls_to_the_selected_card() {
+        let (g, s, names) = table(&[36, 7, 7, 7, 7, 7, 7, 7, 7, 7]);
+        let hand = sorted_hand(s.hand_faces(&g, 0));
+        let mut v = view(&g, &s, &names, false);
+        v.legal = u128::MAX;
+        for (cursor, hidden) in [(0, "more ↓"), (35, "more ↑")] {
+            v.cursor = Some(cursor);
+            let screen = screen(&v, 80, 24);
+            let (title, body) = hand_panel(&screen, "Your hand");
+            assert!(title.contains("36 cards"), "{title}");
+            assert!(title.contains(hidden), "{title}\n{screen}");
+            // More than the old two-line box, and the selected card is in view.
+            assert!(body.lines().count() >= 2, "{body}");
+            let label = format!(" {} ", hand[cursor].name());
+            assert!(body.contains(&label), "{label}\n{screen}");
+        }
+        // A taller terminal shows every card.
+        v.cursor = Some(35);
+        let screen = screen(&v, 80, 40);
+        let (title, body) = hand_panel(&screen, "Your hand");
+        assert!(!title.contains("more"), "{title}");
+        for f in &hand {
+            assert!(body.contains(&f.name()), "{}", f.name());
+        }
+    }
+
+    #[test]
+    fn the_players_panel_keeps_cards_score_and_uno_at_80_columns() {
+        for players in [4, 10] {
+            let mut sizes = vec![7; players];
+            sizes[2] = 1;
+            let (g, s, names) = table(&sizes);
+            let screen = screen(&view(&g, &s, &names, false), 80, 24);
+            let rows: Vec<&str> = screen.lines().skip(2).take(players).collect();
+            for (p, row) in rows.iter().enumerate() {
+                let panel: String = row.chars().take(30).collect();
+                let score = s.scores()[p].to_string();
+                assert!(panel.contains(&names.cap(p)), "{panel}");
+                assert!(panel.contains(&score), "score {score}: {panel}");
+                assert!(panel.contains(&format!(" {} ", s.hand_len(p))), "{panel}");
+                if p == 2 {
+                    assert!(panel.contains("UNO!"), "{panel}");
+                }
+                if p == 1 {
+                    assert!(panel.contains("dealer") || panel.contains("dlr"), "{panel}");
+                }
+            }
+            assert!(!screen.contains("1 cards"), "{screen}");
+        }
+    }
 }

@@ -4,11 +4,13 @@
 //! text with `--plain`.
 
 use super::CmdResult;
-use super::narrate::{Names, narrate, start_effects};
+use super::cards::{cards, sorted_hand};
+use super::narrate::{Names, known, narrate_known, start_effects};
 use super::render::{self, Overlay, View};
-use super::session::{prompt, round_intro};
+use super::session::{prompt, round_intro, scores_line};
 use super::transcript::Transcript;
 use crossterm::event::{self, Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
+use ratatui::layout::Rect;
 use std::time::Duration;
 use uno_env::{Event, EventLog, Game, Imposed, Rules, State, action_name};
 
@@ -40,7 +42,8 @@ impl Replay {
     /// Replays every step on the engine; a step that does not reproduce its
     /// recorded events is an error.
     pub fn build(t: Transcript) -> Result<Replay, String> {
-        let rules = Rules::from_toml_str(&t.rules_toml).map_err(|e| e.to_string())?;
+        let rules = Rules::from_toml_str(&t.rules_toml)
+            .map_err(|e| rules_error(&t.rules_toml, &e.to_string()))?;
         let game = Game::new(rules, t.players).map_err(|e| e.to_string())?;
         if t.human_seat >= t.players {
             return Err(format!("human seat {} is not at the table", t.human_seat));
@@ -83,6 +86,7 @@ impl Replay {
         for (i, step) in t.steps.iter().enumerate() {
             // Races decided at the table (SLAP, UNO catch) are replayed as recorded.
             let mut ev = EventLog::imposing(recorded_races(&step.events));
+            let before = s.clone();
             let res = match step.kind.as_str() {
                 "action" => {
                     let a = step.action.ok_or_else(|| {
@@ -139,9 +143,15 @@ impl Replay {
                 log.push(round_intro(&game, &s, &names));
                 log.extend(start_effects(&ev.0, &names, game.uses_pile()));
             } else {
-                log.extend(narrate(&ev.0, &names, game.uses_pile()));
+                // The race line, as logged at the table, goes before the step's lines.
+                if let Some(line) = &step.slap_race {
+                    log.push(line.clone());
+                }
+                let k = known(&game, &before, &s, &ev.0, t.human_seat);
+                log.extend(narrate_known(&ev.0, &names, game.uses_pile(), &k));
             }
-            if let Some(ms) = step.slap_ms {
+            // Transcripts before 2026-12 kept only your time.
+            if let (Some(ms), None) = (step.slap_ms, &step.slap_race) {
                 log.push(format!("(your SLAP reaction: {ms} ms)"));
             }
             frames.push((s.clone(), log.len()));
@@ -168,7 +178,29 @@ impl Replay {
     }
 }
 
-/// Prints the whole game as text.
+/// Seat `p`'s hand as one line ("Bot 2 (3 cards): R5 G7 wild"; "Your hand
+/// (…)" for yours; "Bot 2: eliminated (C-7)" for a seat out of the match).
+pub fn hand_line(r: &Replay, s: &State, p: usize) -> String {
+    let who = if p == r.t.human_seat {
+        "Your hand".to_string()
+    } else {
+        r.names.cap(p)
+    };
+    if !s.is_active(p) {
+        return format!("{who}: eliminated (C-7)");
+    }
+    let hand: Vec<String> = sorted_hand(s.hand_faces(&r.game, p))
+        .iter()
+        .map(|f| f.name())
+        .collect();
+    format!("{who} ({}): {}", cards(hand.len()), hand.join(" "))
+        .trim_end()
+        .to_string()
+}
+
+/// Prints the whole game as text: each step's log lines, then the hands
+/// (replay is after the game, so every hand is shown): all of them after
+/// each deal, and after any other step those that changed.
 pub fn print_plain(r: &Replay) {
     let mut shown = 0;
     for (i, (s, upto)) in r.frames.iter().enumerate() {
@@ -176,20 +208,70 @@ pub fn print_plain(r: &Replay) {
             println!("[step {}/{}] {}", i, r.frames.len() - 1, r.step_title(i));
         }
         for l in &r.log[shown..*upto] {
-            println!("  {l}");
+            if l.is_empty() {
+                println!();
+            } else {
+                println!("  {l}");
+            }
         }
         shown = *upto;
+        let deal = i == 0 || r.t.steps[i - 1].kind == "next-round";
+        for p in 0..s.num_players() {
+            let changed = i > 0 && r.frames[i - 1].0.hand(p) != s.hand(p);
+            if deal || changed {
+                println!("    {}", hand_line(r, s, p));
+            }
+        }
+        if s.is_round_over() && i + 1 < r.frames.len() {
+            println!("  {}", scores_line(&r.game, s, &r.names));
+        }
         if i + 1 == r.frames.len() {
-            let scores: Vec<String> = (0..s.num_players())
-                .map(|p| format!("{} {}", r.names.cap(p), s.scores()[p]))
-                .collect();
+            let scores = scores_line(&r.game, s, &r.names);
             println!(
-                "End: {}. Scores: {}.",
+                "End: {}. {}",
                 prompt(&r.game, s, r.t.human_seat, &r.names),
-                scores.join(", ")
+                scores
             );
         }
     }
+}
+
+/// The engine's rules error, with a reason when it has none: the toml crate
+/// gives no message for some errors ("garbage =" yields only "line 1, column
+/// 10: "), so the reason is read from the text at the place it names.
+fn rules_error(text: &str, engine: &str) -> String {
+    if !engine.trim_end().ends_with(':') {
+        return engine.to_string();
+    }
+    let (message, span) = match toml::from_str::<toml::Value>(text) {
+        Err(e) => (e.message().trim().to_string(), e.span()),
+        Ok(_) => (String::new(), None),
+    };
+    let reason = if !message.is_empty() {
+        message
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(": ")
+    } else if let Some(span) = span {
+        let at = span.start.min(text.len());
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+        let line = text[line_start..line_end].trim_end_matches('\r');
+        match text[at..].chars().next() {
+            None | Some('\n') | Some('\r') if line.trim_end().ends_with('=') => {
+                format!("a value is missing after `=` in `{}`", line.trim())
+            }
+            None | Some('\n') | Some('\r') => {
+                format!("the line ends too soon: `{}`", line.trim())
+            }
+            Some(c) => format!("unexpected `{c}` in `{}`", line.trim()),
+        }
+    } else {
+        "the text is not valid TOML".to_string()
+    };
+    format!("{} {reason}", engine.trim_end())
 }
 
 /// The full-screen replay viewer.
@@ -199,6 +281,7 @@ pub fn run_tui(r: Replay, colour_blind: bool) -> CmdResult {
     let mut terminal = ratatui::try_init().map_err(|e| {
         format!("cannot open the terminal ({e}): use --plain for line-based output")
     })?;
+    let mut hand_scroll = 0usize;
     let res = (|| -> Result<(), String> {
         loop {
             let (s, upto) = &r.frames[i];
@@ -223,9 +306,14 @@ pub fn run_tui(r: Replay, colour_blind: bool) -> CmdResult {
                 launcher_anim: None,
                 colour_blind,
                 reveal: true,
+                hand_scroll,
                 overlay: Overlay::None,
-                keys: "Enter/→ next · ← back · Home/End first/last · q quit".into(),
+                keys: "Enter/→ next · ← back · Home/End first/last · ↑↓ scroll hands · q quit"
+                    .into(),
             };
+            let size = terminal.size().map_err(|e| e.to_string())?;
+            let limit = render::hand_scroll_limit(&view, Rect::new(0, 0, size.width, size.height));
+            hand_scroll = hand_scroll.min(limit);
             terminal
                 .draw(|f| render::draw(f, &view))
                 .map_err(|e| e.to_string())?;
@@ -247,6 +335,8 @@ pub fn run_tui(r: Replay, colour_blind: bool) -> CmdResult {
                 KeyCode::Left | KeyCode::Char('h') | KeyCode::Backspace => i = i.saturating_sub(1),
                 KeyCode::Home => i = 0,
                 KeyCode::End => i = last,
+                KeyCode::Up | KeyCode::Char('k') => hand_scroll = hand_scroll.saturating_sub(1),
+                KeyCode::Down | KeyCode::Char('j') => hand_scroll = (hand_scroll + 1).min(limit),
                 _ => {}
             }
         }
@@ -298,5 +388,24 @@ mod as_recorded_tests {
         let mut other = replayed();
         other[1]["shown"] = json!(["G7"]);
         assert_ne!(as_recorded(replayed(), &other), other);
+    }
+}
+
+#[cfg(test)]
+mod rules_error_tests {
+    use super::rules_error;
+
+    #[test]
+    fn a_bad_rules_toml_names_the_problem() {
+        let e = uno_env::Rules::from_toml_str("garbage =")
+            .unwrap_err()
+            .to_string();
+        let m = rules_error("garbage =", &e);
+        assert_eq!(
+            m,
+            "invalid rules TOML: line 1, column 10: a value is missing after `=` in `garbage =`"
+        );
+        // A message that has its reason is kept as it is.
+        assert_eq!(rules_error("x", "invalid rules: bad"), "invalid rules: bad");
     }
 }

@@ -2,7 +2,7 @@
 //! and state, the bots, the narrated log, and the transcript being recorded.
 
 use super::bots::{BotChoice, build_seats};
-use super::narrate::{Names, narrate, start_effects};
+use super::narrate::{Names, known, narrate_known, start_effects};
 use super::transcript::{FORMAT, Step, Transcript};
 use super::{Args, cards};
 use rand::{Rng, SeedableRng};
@@ -10,8 +10,8 @@ use rand_chacha::ChaCha8Rng;
 use std::path::PathBuf;
 use uno_agents::Agent;
 use uno_env::action::{CALL_UNO, NO_UNO};
-use uno_env::rules::UnoCall;
-use uno_env::{Event, EventLog, Game, Imposed, Phase, State, action_name};
+use uno_env::rules::{Scoring, UnoCall};
+use uno_env::{Effect, Event, EventLog, Game, Imposed, Phase, State, action_name};
 
 /// A reaction race the human takes part in, found by previewing an action.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +50,8 @@ pub struct Session {
     pub bot_note: String,
     /// The events of the last step.
     pub last_events: Vec<Event>,
+    /// The cards you took in the last step (your own hand only).
+    pub last_received: Vec<uno_env::Face>,
     /// Stop after this many rounds (0 = the whole match).
     pub max_rounds: usize,
     /// The bots' simulated reactions (SLAP times, forgotten UNO calls).
@@ -58,6 +60,8 @@ pub struct Session {
     bot_reaction_ms: u64,
     /// Probability that a bot forgets to call UNO (explicit UNO only).
     forget_uno: f64,
+    /// The SLAP race line of the step being played (recorded with it).
+    race_note: Option<String>,
 }
 
 impl Session {
@@ -92,10 +96,12 @@ impl Session {
             transcript_path: a.transcript.clone(),
             bot_note: choice.note.clone(),
             last_events: Vec::new(),
+            last_received: Vec::new(),
             max_rounds: a.rounds,
             reactions: ChaCha8Rng::seed_from_u64(a.seed ^ 0x51A9_5EED),
             bot_reaction_ms: a.bot_reaction_ms,
             forget_uno: a.bot_forgets_uno,
+            race_note: None,
         };
         // Written once now (no steps yet), so a path that cannot be written
         // is refused before the first move rather than after the game.
@@ -154,15 +160,18 @@ impl Session {
             .current_player()
             .ok_or_else(|| "the round is over".to_string())?;
         let mut ev = EventLog::imposing(imposed);
-        self.game
-            .apply_with(&mut self.state, action, &mut ev)
-            .map_err(|e| e.to_string())?;
+        let before = self.state.clone();
+        if let Err(e) = self.game.apply_with(&mut self.state, action, &mut ev) {
+            self.race_note = None;
+            return Err(e.to_string());
+        }
         self.record(
             "action",
             Some(seat),
             Some(action),
             action_name(action),
             ev.0,
+            &before,
         );
         Ok(())
     }
@@ -253,7 +262,9 @@ impl Session {
             Some(Race::Slap { slapper }) if !self.human_races(Race::Slap { slapper }) => {
                 let times = self.bot_reactions(slapper);
                 let loser = slowest(&times, None);
-                self.log.push(race_line(&self.names, &times, None));
+                let line = race_line(&self.names, &times, None);
+                self.log.push(line.clone());
+                self.race_note = Some(line);
                 Imposed {
                     slap_loser: loser,
                     uno_caught: None,
@@ -269,6 +280,7 @@ impl Session {
         let times = self.bot_reactions(slapper);
         let loser = slowest(&times, Some((self.human, human_ms)));
         let line = race_line(&self.names, &times, Some(human_ms));
+        let line_copy = line.clone();
         let ok = self.bot_play(
             action,
             Imposed {
@@ -282,6 +294,7 @@ impl Session {
             self.log.insert(at, line);
             if let Some(step) = self.transcript.steps.last_mut() {
                 step.slap_ms = human_ms;
+                step.slap_race = Some(line_copy);
             }
         }
         ok
@@ -319,10 +332,11 @@ impl Session {
     pub fn timeout(&mut self) -> Result<(), String> {
         let seat = self.state.current_player();
         let mut ev = EventLog::default();
+        let before = self.state.clone();
         self.game
             .timeout(&mut self.state, &mut ev)
             .map_err(|e| e.to_string())?;
-        self.record("timeout", seat, None, "timeout".into(), ev.0);
+        self.record("timeout", seat, None, "timeout".into(), ev.0, &before);
         Ok(())
     }
 
@@ -336,13 +350,14 @@ impl Session {
     /// Deals the next round of the match.
     pub fn next_round(&mut self) -> Result<(), String> {
         let mut ev = EventLog::default();
+        let before = self.state.clone();
         self.game
             .next_round_with(&mut self.state, &mut ev)
             .map_err(|e| e.to_string())?;
         let intro = self.round_intro();
         self.log.push(String::new());
         self.log.push(intro);
-        self.record("next-round", None, None, "next-round".into(), ev.0);
+        self.record("next-round", None, None, "next-round".into(), ev.0, &before);
         Ok(())
     }
 
@@ -353,11 +368,15 @@ impl Session {
         action: Option<usize>,
         name: String,
         events: Vec<Event>,
+        before: &State,
     ) {
+        self.last_received.clear();
         let lines = if kind == "next-round" {
             start_effects(&events, &self.names, self.uses_pile())
         } else {
-            narrate(&events, &self.names, self.uses_pile())
+            let k = known(&self.game, before, &self.state, &events, self.human);
+            self.last_received = k.received.clone();
+            narrate_known(&events, &self.names, self.uses_pile(), &k)
         };
         self.log.extend(lines.iter().cloned());
         self.transcript.steps.push(Step {
@@ -373,6 +392,7 @@ impl Session {
                 .collect(),
             log: lines,
             slap_ms: None,
+            slap_race: self.race_note.take(),
         });
         self.transcript.scores = self.state.scores().to_vec();
         self.transcript.match_winner = self.state.match_winner();
@@ -432,6 +452,49 @@ pub fn round_intro(game: &Game, state: &State, names: &Names) -> String {
     )
 }
 
+/// What a target is chosen for: the card being resolved (Trade Hands,
+/// Wild Attack-Attack, or a targeted draw/hit card).
+pub fn target_purpose(game: &Game, state: &State) -> String {
+    // The start card's target (A-17) is chosen with no card pending.
+    let face = state.pending_face().unwrap_or_else(|| state.top_face(game));
+    let name = cards::face_long(face);
+    match game.rules().kinds.get(&face.kind()).map(|k| k.effect) {
+        Some(Effect::TradeHands) => "choose a player to trade hands with (Trade Hands)".into(),
+        _ if face.kind() == uno_env::Kind::WildAttackAttack => {
+            format!("choose the player to attack ({name})")
+        }
+        Some(Effect::Hit { .. }) => format!("choose who takes the {name} (targeted)"),
+        _ => "choose a player".into(),
+    }
+}
+
+/// The match totals, eliminated seats marked (C-7): "You 40, Bot 1 512
+/// (eliminated)"; under `penalty`/`challenge` the totals are penalty points.
+pub fn scores_line(game: &Game, state: &State, names: &Names) -> String {
+    let scores: Vec<String> = (0..state.num_players())
+        .map(|p| {
+            let out = if state.is_active(p) {
+                ""
+            } else {
+                " (eliminated)"
+            };
+            format!("{} {}{out}", names.cap(p), state.scores()[p])
+        })
+        .collect();
+    let note = match game.rules().options.scoring {
+        Scoring::Winner => String::new(),
+        Scoring::Penalty => format!(
+            " (penalty points: at {} the lowest total wins)",
+            game.rules().options.target_score
+        ),
+        Scoring::Challenge => format!(
+            " (penalty points: {} eliminates)",
+            game.rules().options.target_score
+        ),
+    };
+    format!("Scores: {}{note}.", scores.join(", "))
+}
+
 /// What the current seat must decide, in words.
 pub fn prompt(game: &Game, state: &State, human: usize, names: &Names) -> String {
     let Some(p) = state.current_player() else {
@@ -458,8 +521,13 @@ pub fn prompt(game: &Game, state: &State, human: usize, names: &Names) -> String
             }
         }
         Phase::ChooseColour => "name a colour".into(),
-        Phase::ChooseTarget => "choose a player".into(),
+        Phase::ChooseTarget => target_purpose(game, state),
         Phase::AfterDraw => "play the drawn card or keep it (pass)".into(),
+        Phase::Stack if game.rules().options.stop_hits_on_fire => format!(
+            "hits pending ({}): stack a Hit card, or press until the launcher fires (at most {}, A-8)",
+            state.pending_hits(),
+            cards::times(state.pending_hits())
+        ),
         Phase::Stack => format!(
             "hits pending ({}): stack a Hit card or press them all",
             state.pending_hits()

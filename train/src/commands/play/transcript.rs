@@ -31,6 +31,10 @@ pub struct Step {
     /// Your reaction time in a SLAP race shown after this step, in ms (display only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slap_ms: Option<u64>,
+    /// The SLAP race's line as logged ("SLAP race: you 412 ms, Bot 2 530 ms"),
+    /// every racer's time (display only; absent in transcripts before 2026-12).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slap_race: Option<String>,
 }
 
 /// A whole game.

@@ -173,15 +173,21 @@ impl App {
             .collect();
         let total: usize = fired.iter().sum();
         let after = self.s.state.hand_len(self.s.human);
+        let got: Vec<String> = self.s.last_received.iter().map(|f| f.name()).collect();
+        let got = if got.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", got.join(" "))
+        };
         self.last_press = Some(if self.s.uses_pile() {
             format!(
-                "You drew {}",
+                "You drew {}{got}",
                 super::cards::cards(after.saturating_sub(before))
             )
         } else if total == 0 {
             "click… nothing came out".into()
         } else {
-            format!("BANG! {} shot out", super::cards::cards(total))
+            format!("BANG! {}{got}", super::cards::cards(total))
         });
     }
 
@@ -542,6 +548,9 @@ impl App {
         if self.uno_armed {
             status.push_str("   (UNO armed)");
         }
+        if !self.s.state.is_active(self.s.human) {
+            status.push_str("   (you are eliminated, C-7: watching; q quits)");
+        }
         let anim = self.pending.map(|(_, start)| {
             let frames = ["▁", "▂▃", "▃▄▅", "▄▅▆▇", "▅▆▇█▇"];
             let k = ((now - start).as_millis() / 120) as usize % frames.len();
@@ -571,6 +580,7 @@ impl App {
             launcher_anim: anim.or_else(|| self.last_press.clone()),
             colour_blind: self.colour_blind,
             reveal: false,
+            hand_scroll: 0,
             overlay,
             keys: "←→ select · Enter play · d draw/press · p pass · u UNO · ? help · q quit".into(),
         }
@@ -739,7 +749,18 @@ mod tests {
         app.s.save().unwrap();
         // The transcript replays with the races' real outcomes.
         let t = crate::commands::play::transcript::Transcript::load(&path).unwrap();
-        Replay::build(t).expect("the raced game replays");
+        let replay = Replay::build(t).expect("the raced game replays");
+        // Every race line, with the bots' times, replays as it was shown.
+        let races: Vec<&String> = app
+            .s
+            .log
+            .iter()
+            .filter(|l| l.starts_with("SLAP race:"))
+            .collect();
+        assert!(races.len() >= 2);
+        for line in races {
+            assert!(replay.log.contains(line), "{line}");
+        }
         let _ = std::fs::remove_file(&path);
     }
 
