@@ -339,3 +339,77 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commands::play::bots;
+    use clap::Parser;
+    use uno_env::Scenario;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        a: Args,
+    }
+
+    /// A session of `rules` (a preset or TOML text) whose position has the
+    /// human (seat 0) facing a stacked Hit 2 with a Hit card in hand.
+    fn facing_a_stack(rules: &str) -> Session {
+        let a = Cli::parse_from([
+            "play",
+            "--rules",
+            rules,
+            "--players",
+            "3",
+            "--bot",
+            "heuristic",
+        ])
+        .a;
+        let game = crate::commands::load_game(&a.rules, a.players).unwrap();
+        let choice = bots::resolve(a.bot.as_deref(), &game, &a.rules).unwrap();
+        let mut s = Session::new(game, &a, &choice).unwrap();
+        let f = |names: &[&str]| -> Vec<Face> {
+            names.iter().map(|n| Face::parse(n).unwrap()).collect()
+        };
+        let sc = Scenario {
+            hands: vec![f(&["G-hit2", "G7"]), f(&["B1"]), f(&["R-hit2", "R8"])],
+            top: Some(Face::parse("R5").unwrap()),
+            current: 2,
+            ..Default::default()
+        };
+        s.state = s.game.scenario(&sc).unwrap();
+        s.game
+            .apply(
+                &mut s.state,
+                Action::Play(Face::parse("R-hit2").unwrap()).id(),
+            )
+            .unwrap();
+        assert_eq!(
+            (s.state.phase(), s.state.current_player()),
+            (Phase::Stack, Some(0))
+        );
+        s
+    }
+
+    #[test]
+    fn the_stack_press_says_hits_stop_on_fire_under_a8() {
+        let draw = Action::Draw.id();
+        // attack-2010 stops hits on the first press that fires.
+        let s = facing_a_stack("attack-2010");
+        assert_eq!(
+            describe(&s, draw),
+            "draw  (press the launcher until it fires, at most twice; A-8)"
+        );
+        // Without A-8 every hit is pressed.
+        let path = std::env::temp_dir().join(format!("uno-a8-{}.toml", std::process::id()));
+        std::fs::write(
+            &path,
+            "preset = \"attack-2010\"\n[options]\nstop_hits_on_fire = false\n",
+        )
+        .unwrap();
+        let s = facing_a_stack(path.to_str().unwrap());
+        std::fs::remove_file(&path).ok();
+        assert_eq!(describe(&s, draw), "draw  (press the launcher twice)");
+    }
+}
