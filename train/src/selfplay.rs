@@ -25,6 +25,7 @@ use crate::ppo::compute_gae;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -646,7 +647,9 @@ pub struct Trainer {
     rng: ChaCha8Rng,
     state: TrainerState,
     metrics: MetricsSink,
-    recent: Vec<(bool, bool)>,
+    /// Whether the learner won each of the last 500 episodes that had a
+    /// seat played by someone else (a snapshot, `heuristic` or `random`).
+    recent: VecDeque<bool>,
     /// Notes printed while starting (dropped pool snapshots, changed settings).
     notes: Vec<String>,
     /// The update count of the last checkpoint saved (or resumed from).
@@ -1027,7 +1030,7 @@ impl Trainer {
             ctl: (0..n).map(|_| Vec::new()).collect(),
             ready: RolloutBatch::default(),
             metrics,
-            recent: Vec::new(),
+            recent: VecDeque::new(),
             notes,
             saved_update: state.updates,
             state,
@@ -1248,10 +1251,9 @@ impl Trainer {
             .collect();
         if learners.iter().any(|l| !l) {
             let won = winner >= 0 && learners[winner as usize];
-            let vs_heuristic_or_snap = self.ctl[i].iter().any(|c| !matches!(c, Ctl::Learner));
-            self.recent.push((won, vs_heuristic_or_snap));
+            self.recent.push_back(won);
             if self.recent.len() > 500 {
-                self.recent.remove(0);
+                self.recent.pop_front();
             }
         }
         for t in self.trajs[i].iter_mut() {
@@ -1415,7 +1417,7 @@ impl Trainer {
     }
 
     fn progress(&self, rate: f64) -> Progress {
-        let wins = self.recent.iter().filter(|(w, _)| *w).count();
+        let wins = self.recent.iter().filter(|&&w| w).count();
         Progress {
             steps: self.state.steps,
             total: self.cfg.steps,
@@ -1551,7 +1553,10 @@ impl Trainer {
                     players: table.players,
                     agents: eval_agents(&latest, opp, table.players),
                     games: self.cfg.eval_games.max(table.players as u64),
-                    seed: self.cfg.seed ^ 0xE7A1 ^ self.state.updates,
+                    // The same deals at every evaluation (paired comparisons:
+                    // differences between evaluations, and so `best/`, reflect
+                    // the network rather than the luck of new deals).
+                    seed: self.cfg.seed ^ 0xE7A1,
                     threads: self.cfg.threads,
                 };
                 let report = run_arena(&cfg, None).map_err(io)?;

@@ -893,6 +893,36 @@ fn a_run_that_ends_between_evaluations_is_evaluated_and_keeps_a_best() {
     assert!(uno_agents::neural::NeuralAgent::load(&out.join("best"), false, 0).is_ok());
 }
 
+#[test]
+fn every_evaluation_of_a_run_plays_the_same_deals() {
+    // The shipped classic network (it wins most games against `random` and
+    // about half against `heuristic`), trained on with a learning rate too
+    // small to change any decision: the network is
+    // the same at every evaluation; on the same deals its results are then
+    // the same too (they differed when every evaluation dealt anew, so
+    // `best/` picked lucky deals).
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../checkpoints/classic-2p");
+    let mut cfg = TrainConfig {
+        eval_every: 1,
+        eval_games: 200,
+        init: Some(shipped),
+        ..tiny(30_000)
+    };
+    cfg.learner.lr = 1e-12;
+    let mut t = Trainer::new(cfg, &out, false).unwrap();
+    t.run(Arc::new(AtomicBool::new(false)), |_| {}).unwrap();
+    assert!(t.state().updates >= 2, "{} updates", t.state().updates);
+    drop(t);
+    let metrics = std::fs::read_to_string(out.join("metrics.jsonl")).unwrap();
+    for key in ["eval/win_rate_vs_random", "eval/win_rate_vs_heuristic"] {
+        let rates = series(&metrics, key);
+        assert!(rates.len() >= 2, "{key}: {rates:?}");
+        assert!(rates.iter().all(|r| *r == rates[0]), "{key}: {rates:?}");
+    }
+}
+
 /// One network trained on several tables (`tables`): every table's games feed
 /// the batch, the checkpoint names them all and plays on any of them, the
 /// evaluation covers each, and a resume must name the same tables.
