@@ -5,9 +5,10 @@
 //! otherwise one seat is the learner and the others one opponent from the pool
 //! (a past snapshot of the learner, `heuristic` or `random`, by weight). Each
 //! step, the seats to act are grouped: learner seats and each snapshot run one
-//! batched forward pass; hand-written agents act on the state. Decisions with a
-//! single legal action are played without a network call and are not training
-//! samples. Each (game, seat) keeps its own trajectory; when a game ends, its
+//! batched forward pass; hand-written agents act on the state. Networks choose
+//! among the actions of `playing_mask`, as the `checkpoint:` agent does.
+//! Decisions with a single action to choose are played without a network call
+//! and are not training samples. Each (game, seat) keeps its own trajectory; when a game ends, its
 //! trajectories get the terminal rewards, GAE(λ), and join the training batch
 //! (trajectories still open carry over to the next update). Updates happen
 //! every `batch_samples` samples; the learning rate anneals linearly. With
@@ -32,7 +33,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use uno_agents::neural::{
     CheckpointMeta, NetConfig, NeuralPolicy, PolicyValueNet, TableMeta, naming_checkpoint,
-    non_finite_weights, sample_masked, save_checkpoint,
+    non_finite_weights, playing_mask, sample_masked, save_checkpoint,
 };
 use uno_agents::{Agent, AgentSpec, ArenaConfig, build, run_arena};
 use uno_env::obs::{OBS_SIZE, ORACLE_SIZE, encode_oracle};
@@ -568,16 +569,14 @@ impl Group {
         self.masks.clear();
         self.oracle.clear();
     }
-    /// Adds game `i` of the run, row `j` of its table's buffers.
-    fn push(&mut self, i: usize, buf: &Buffers, j: usize) {
+    /// Adds game `i` of the run, row `j` of its table's buffers, choosing among
+    /// the actions of `mask` (the network's [`playing_mask`]).
+    fn push(&mut self, i: usize, buf: &Buffers, j: usize, mask: u128) {
         self.envs.push(i);
         self.obs
             .extend_from_slice(&buf.obs[j * OBS_SIZE..(j + 1) * OBS_SIZE]);
-        self.masks.extend(
-            buf.mask[j * NUM_ACTIONS..(j + 1) * NUM_ACTIONS]
-                .iter()
-                .map(|&b| b == 1),
-        );
+        self.masks
+            .extend((0..NUM_ACTIONS).map(|a| mask >> a & 1 == 1));
     }
     /// Appends the full state of `s` as seen from `seat`, for the oracle critic.
     fn push_oracle(&mut self, game: &Game, s: &State, seat: usize) {
@@ -1143,20 +1142,27 @@ impl Trainer {
             for j in 0..table.env.num_envs() {
                 let i = table.offset + j;
                 let seat = buf.seat[j] as usize;
-                let row = &buf.mask[j * NUM_ACTIONS..(j + 1) * NUM_ACTIONS];
-                let legal = row.iter().filter(|&&b| b == 1).count();
-                if legal == 1 {
-                    actions[i] = row.iter().position(|&b| b == 1).unwrap_or(0) as u32;
+                let (game, state) = (table.env.game(), table.env.state(j));
+                // Networks choose among the actions of `playing_mask`, in
+                // training as when they play as `checkpoint:` agents (a press
+                // that can bring no card is left out while a card can be
+                // played); hand-written agents among the legal ones.
+                let choices = match self.ctl[i][seat] {
+                    Ctl::Agent(_) => game.legal_mask(state),
+                    _ => playing_mask(game, state),
+                };
+                if choices.count_ones() == 1 {
+                    actions[i] = choices.trailing_zeros();
                     continue;
                 }
                 match &mut self.ctl[i][seat] {
                     Ctl::Learner => {
-                        learner.push(i, buf, j);
+                        learner.push(i, buf, j, choices);
                         if self.critic.is_some() {
-                            learner.push_oracle(table.env.game(), table.env.state(j), seat);
+                            learner.push_oracle(game, state, seat);
                         }
                     }
-                    Ctl::Snapshot(k) => snaps[*k].push(i, buf, j),
+                    Ctl::Snapshot(k) => snaps[*k].push(i, buf, j, choices),
                     Ctl::Agent(agent) => {
                         actions[i] = agent.act(table.env.game(), table.env.state(j), seat) as u32;
                     }
@@ -1722,6 +1728,51 @@ mod tests {
             ..small_self_play("classic".into())
         };
         Trainer::new(cfg, &dir.join(format!("{reward:?}")), false).unwrap()
+    }
+
+    #[test]
+    fn networks_choose_among_the_playing_mask_in_training() {
+        // The learner's samples hold the actions it chose among: the
+        // checkpoint agent's playing mask, which leaves out a press that can
+        // bring no card (empty launcher, nothing to reload) while a card can
+        // be played, so that training and play use one policy.
+        let dir = tempfile::tempdir().unwrap();
+        // Big hands leave the launcher few cards, so it runs dry often.
+        let rules = dir.path().join("big-hands.toml");
+        std::fs::write(
+            &rules,
+            "preset = \"attack-1999\"\n[options]\nhand_size = 50\n",
+        )
+        .unwrap();
+        let cfg = TrainConfig {
+            players: 2,
+            ..small_self_play(rules.display().to_string())
+        };
+        let mut t = Trainer::new(cfg, &dir.path().join("run"), false).unwrap();
+        let (mut learner, mut snaps, mut actions) = (Group::default(), Vec::new(), vec![0; 8]);
+        let (mut rows, mut narrowed) = (0, 0);
+        for _ in 0..30_000 {
+            let before: Vec<(u128, u128)> = (0..8)
+                .map(|j| {
+                    let (g, s) = (t.tables[0].env.game(), t.tables[0].env.state(j));
+                    (playing_mask(g, s), g.legal_mask(s))
+                })
+                .collect();
+            t.step(&mut learner, &mut snaps, &mut actions).unwrap();
+            for (r, &i) in learner.envs.iter().enumerate() {
+                let row = &learner.masks[r * NUM_ACTIONS..(r + 1) * NUM_ACTIONS];
+                let (playing, legal) = before[i];
+                let want: Vec<bool> = (0..NUM_ACTIONS).map(|a| playing >> a & 1 == 1).collect();
+                assert_eq!(row, &want[..]);
+                assert!(playing >> actions[i] & 1 == 1);
+                rows += 1;
+                narrowed += usize::from(playing != legal);
+            }
+            if narrowed >= 3 {
+                break;
+            }
+        }
+        assert!(narrowed >= 3, "{narrowed} narrowed masks in {rows} rows");
     }
 
     #[test]
