@@ -319,6 +319,13 @@ pub struct UpdateStats {
     pub approx_kl: f32,
     /// Mean fraction of clipped ratios.
     pub clip_frac: f32,
+    /// Approximate KL between the networks that collected the batch and the
+    /// current one, before the update's first step (episodes carried over from
+    /// earlier updates; 0 when every sample is the current network's).
+    pub stale_kl: f32,
+    /// Fraction of the batch whose ratio is already outside the clip range
+    /// before the update's first step.
+    pub stale_clip_frac: f32,
     /// Mean global gradient norm before clipping.
     pub grad_norm: f32,
     /// Explained variance of the batch's old values w.r.t. its returns.
@@ -345,6 +352,8 @@ impl UpdateStats {
             ("policy/entropy", f64::from(self.entropy)),
             ("policy/approx_kl", f64::from(self.approx_kl)),
             ("policy/clip_frac", f64::from(self.clip_frac)),
+            ("policy/stale_kl", f64::from(self.stale_kl)),
+            ("policy/stale_clip_frac", f64::from(self.stale_clip_frac)),
             ("train/grad_norm", f64::from(self.grad_norm)),
             (
                 "train/explained_variance",
@@ -356,6 +365,9 @@ impl UpdateStats {
         ]
     }
 }
+
+/// Most samples [`Learner::update`] reads to measure how stale a batch is.
+pub const STALE_SAMPLE: usize = 4096;
 
 /// Learner state stored in `learner.json` next to the model and optimizer.
 #[derive(Serialize, Deserialize)]
@@ -692,6 +704,7 @@ impl Learner {
         if n == 0 {
             return stats;
         }
+        (stats.stale_kl, stats.stale_clip_frac) = self.staleness(batch);
         let mut sum = LossStats::default();
         let mut grad_norm_sum = 0.0f64;
         let mut indices: Vec<usize> = (0..n).collect();
@@ -733,6 +746,31 @@ impl Learner {
         }
         stats.seconds = start.elapsed().as_secs_f64();
         stats
+    }
+
+    /// How far the current network already is from the ones that collected `batch`
+    /// (`(approx KL, fraction outside the clip range)`), on a strided subsample of at most
+    /// [`STALE_SAMPLE`] samples (one forward pass, no gradient).
+    fn staleness(&self, batch: &RolloutBatch) -> (f32, f32) {
+        let n = batch.len();
+        let idx: Vec<usize> = (0..n).step_by(n.div_ceil(STALE_SAMPLE).max(1)).collect();
+        let (obs, _, t) = self.minibatch_tensors(batch, &idx);
+        let (logits, _) = self.model.forward(obs);
+        let logp = crate::ppo::masked_log_softmax(logits, t.legal)
+            .gather(1, t.actions)
+            .squeeze_dim::<1>(1);
+        let Ok(log_ratio) = (logp - t.old_logp).into_data().try_into_vec::<f32>() else {
+            return (f32::NAN, f32::NAN);
+        };
+        let m = log_ratio.len().max(1) as f64;
+        let eps = f64::from(self.config.clip_eps);
+        let (mut kl, mut clipped) = (0.0f64, 0usize);
+        for lr in log_ratio {
+            let lr = f64::from(lr);
+            kl += lr.exp() - 1.0 - lr;
+            clipped += usize::from((lr.exp() - 1.0).abs() > eps);
+        }
+        ((kl / m) as f32, (clipped as f64 / m) as f32)
     }
 
     /// Builds the loss inputs of the samples `idx` of `batch` on the training device: the

@@ -894,6 +894,28 @@ fn a_run_that_ends_between_evaluations_is_evaluated_and_keeps_a_best() {
 }
 
 #[test]
+fn staleness_is_zero_on_the_first_update_and_measured_after() {
+    // The first batch is all the current network's; later ones carry
+    // episodes begun under earlier networks (policy/stale_kl > 0).
+    let (_dir, out, state) = trained_tiny_run(60_000);
+    assert!(state.updates >= 3, "{} updates", state.updates);
+    let metrics = std::fs::read_to_string(out.join("metrics.jsonl")).unwrap();
+    let kl = series(&metrics, "policy/stale_kl");
+    let clipped = series(&metrics, "policy/stale_clip_frac");
+    assert_eq!(kl.len() as u64, state.updates, "{kl:?}");
+    // Rounding only (the host's and the learner's log-softmax differ in the
+    // last bits), against at least 1e-4 once some samples are an update old.
+    assert!(kl[0] < 1e-9 && clipped[0] == 0.0, "{kl:?} {clipped:?}");
+    assert!(kl[1..].iter().any(|&k| k > 1e-4), "{kl:?}");
+    assert!(
+        kl.iter()
+            .chain(&clipped)
+            .all(|v| v.is_finite() && *v >= 0.0)
+    );
+    assert!(clipped.iter().all(|&c| c <= 1.0), "{clipped:?}");
+}
+
+#[test]
 fn every_evaluation_of_a_run_plays_the_same_deals() {
     // The shipped classic network (it wins most games against `random` and
     // about half against `heuristic`), trained on with a learning rate too
