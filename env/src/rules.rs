@@ -884,6 +884,8 @@ impl Rules {
 
 /// A TOML error in `text` on one line: `line L, column C: message` (the
 /// place when the parser knows it). Rules files and training configs alike.
+/// The toml crate gives no message for some errors (`garbage =` at the end of
+/// the text), so the reason is then read from the text at the place.
 pub fn toml_error_line(text: &str, e: &toml::de::Error) -> String {
     let place = e.span().map_or(String::new(), |span| {
         let before = &text[..span.start.min(text.len())];
@@ -891,7 +893,27 @@ pub fn toml_error_line(text: &str, e: &toml::de::Error) -> String {
         let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
         format!("line {line}, column {column}: ")
     });
-    format!("{place}{}", one_line(e.message()))
+    let message = one_line(e.message());
+    if !message.is_empty() {
+        return format!("{place}{message}");
+    }
+    let reason = match e.span() {
+        Some(span) => {
+            let at = span.start.min(text.len());
+            let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+            let line = text[line_start..line_end].trim();
+            match text[at..].chars().next() {
+                None | Some('\n') | Some('\r') if line.ends_with('=') => {
+                    format!("a value is missing after `=` in `{line}`")
+                }
+                None | Some('\n') | Some('\r') => format!("the line ends too soon: `{line}`"),
+                Some(c) => format!("unexpected `{c}` in `{line}`"),
+            }
+        }
+        None => "the text is not valid TOML".to_string(),
+    };
+    format!("{place}{reason}")
 }
 
 fn one_line(message: &str) -> String {

@@ -261,3 +261,26 @@ fn time_outs_count_towards_max_decisions() {
     assert!(s.is_round_over() && s.is_truncated(), "{:?}", s.phase());
     assert!(game.timeout(&mut s, &mut ()).is_err());
 }
+
+#[test]
+fn a_toml_error_always_names_its_reason() {
+    // The toml crate gives an empty message for a key with no value at the
+    // end of the text (a transcript's rules, a config without a final
+    // newline): the reason is read from the text at the place it names.
+    let e = Rules::from_toml_str("garbage =").unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "invalid rules TOML: line 1, column 10: a value is missing after `=` in `garbage =`"
+    );
+    // A message the parser gives is kept.
+    let e = Rules::from_toml_str("garbage =\n").unwrap_err().to_string();
+    assert!(
+        e.starts_with("invalid rules TOML: line 1, column 10: invalid string"),
+        "{e}"
+    );
+    let e = Rules::from_toml_str("preset = \"classic\"\n[options\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("invalid rules TOML: line 2"), "{e}");
+    assert!(!e.trim_end().ends_with(':'), "{e}");
+}

@@ -42,8 +42,7 @@ impl Replay {
     /// Replays every step on the engine; a step that does not reproduce its
     /// recorded events is an error.
     pub fn build(t: Transcript) -> Result<Replay, String> {
-        let rules = Rules::from_toml_str(&t.rules_toml)
-            .map_err(|e| rules_error(&t.rules_toml, &e.to_string()))?;
+        let rules = Rules::from_toml_str(&t.rules_toml).map_err(|e| e.to_string())?;
         let game = Game::new(rules, t.players).map_err(|e| e.to_string())?;
         if t.human_seat >= t.players {
             return Err(format!("human seat {} is not at the table", t.human_seat));
@@ -236,44 +235,6 @@ pub fn print_plain(r: &Replay) {
     }
 }
 
-/// The engine's rules error, with a reason when it has none: the toml crate
-/// gives no message for some errors ("garbage =" yields only "line 1, column
-/// 10: "), so the reason is read from the text at the place it names.
-fn rules_error(text: &str, engine: &str) -> String {
-    if !engine.trim_end().ends_with(':') {
-        return engine.to_string();
-    }
-    let (message, span) = match toml::from_str::<toml::Value>(text) {
-        Err(e) => (e.message().trim().to_string(), e.span()),
-        Ok(_) => (String::new(), None),
-    };
-    let reason = if !message.is_empty() {
-        message
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .collect::<Vec<_>>()
-            .join(": ")
-    } else if let Some(span) = span {
-        let at = span.start.min(text.len());
-        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
-        let line = text[line_start..line_end].trim_end_matches('\r');
-        match text[at..].chars().next() {
-            None | Some('\n') | Some('\r') if line.trim_end().ends_with('=') => {
-                format!("a value is missing after `=` in `{}`", line.trim())
-            }
-            None | Some('\n') | Some('\r') => {
-                format!("the line ends too soon: `{}`", line.trim())
-            }
-            Some(c) => format!("unexpected `{c}` in `{}`", line.trim()),
-        }
-    } else {
-        "the text is not valid TOML".to_string()
-    };
-    format!("{} {reason}", engine.trim_end())
-}
-
 /// The full-screen replay viewer.
 pub fn run_tui(r: Replay, colour_blind: bool) -> CmdResult {
     let mut i = 0usize;
@@ -388,24 +349,5 @@ mod as_recorded_tests {
         let mut other = replayed();
         other[1]["shown"] = json!(["G7"]);
         assert_ne!(as_recorded(replayed(), &other), other);
-    }
-}
-
-#[cfg(test)]
-mod rules_error_tests {
-    use super::rules_error;
-
-    #[test]
-    fn a_bad_rules_toml_names_the_problem() {
-        let e = uno_env::Rules::from_toml_str("garbage =")
-            .unwrap_err()
-            .to_string();
-        let m = rules_error("garbage =", &e);
-        assert_eq!(
-            m,
-            "invalid rules TOML: line 1, column 10: a value is missing after `=` in `garbage =`"
-        );
-        // A message that has its reason is kept as it is.
-        assert_eq!(rules_error("x", "invalid rules: bad"), "invalid rules: bad");
     }
 }
