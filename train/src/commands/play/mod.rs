@@ -192,6 +192,21 @@ pub fn run_replay(a: ReplayArgs) -> CmdResult {
     }
 }
 
+/// A session from `play` flags (`argv` without the program name), for tests.
+#[cfg(test)]
+pub(crate) fn test_session(argv: &[&str]) -> (session::Session, Args) {
+    use clap::Parser;
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        a: Args,
+    }
+    let a = Cli::parse_from(std::iter::once("play").chain(argv.iter().copied())).a;
+    let game = crate::commands::load_game(&a.rules, a.players).unwrap();
+    let choice = bots::resolve(a.bot.as_deref(), &game, &a.rules).unwrap();
+    (session::Session::new(game, &a, &choice).unwrap(), a)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

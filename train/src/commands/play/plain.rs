@@ -343,32 +343,14 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::play::bots;
-    use clap::Parser;
+    use crate::commands::play::test_session;
     use uno_env::Scenario;
 
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        a: Args,
-    }
-
-    /// A session of `rules` (a preset or TOML text) whose position has the
+    /// A session of `rules` (a preset or a TOML file) whose position has the
     /// human (seat 0) facing a stacked Hit 2 with a Hit card in hand.
     fn facing_a_stack(rules: &str) -> Session {
-        let a = Cli::parse_from([
-            "play",
-            "--rules",
-            rules,
-            "--players",
-            "3",
-            "--bot",
-            "heuristic",
-        ])
-        .a;
-        let game = crate::commands::load_game(&a.rules, a.players).unwrap();
-        let choice = bots::resolve(a.bot.as_deref(), &game, &a.rules).unwrap();
-        let mut s = Session::new(game, &a, &choice).unwrap();
+        let argv = ["--rules", rules, "--players", "3", "--bot", "heuristic"];
+        let (mut s, _) = test_session(&argv);
         let f = |names: &[&str]| -> Vec<Face> {
             names.iter().map(|n| Face::parse(n).unwrap()).collect()
         };

@@ -627,31 +627,14 @@ mod tests {
     //! The reaction races at the table, driven through the app as the event
     //! loop would (no terminal): F-7 SLAP and C-4 catching a silent bot.
     use super::*;
-    use crate::commands::play::bots;
     use crate::commands::play::replay::Replay;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        a: Args,
-    }
+    use crate::commands::play::test_session;
 
     fn app(flags: &[&str]) -> App {
-        let mut argv = vec![
-            "play",
-            "--think-ms",
-            "0",
-            "--anim-ms",
-            "0",
-            "--bot",
-            "heuristic",
-        ];
+        let mut argv = vec!["--think-ms", "0", "--anim-ms", "0", "--bot", "heuristic"];
         argv.extend_from_slice(flags);
-        let a = Cli::parse_from(argv).a;
-        let game = crate::commands::load_game(&a.rules, a.players).unwrap();
-        let choice = bots::resolve(a.bot.as_deref(), &game, &a.rules).unwrap();
-        App::new(Session::new(game, &a, &choice).unwrap(), &a)
+        let (session, a) = test_session(&argv);
+        App::new(session, &a)
     }
 
     /// Ticks (the human plays the first legal action) until a race starts.
