@@ -206,14 +206,11 @@ impl PolicyValueNet {
         let linear =
             |out: &mut Vec<NamedParam>, name: &str, l: &Linear| -> Result<(), NeuralError> {
                 let [din, dout] = l.weight.dims();
-                let bias = match &l.bias {
-                    Some(b) => host(b.val())?,
-                    None => vec![0.0; dout],
-                };
+                let (weight, bias) = linear_host(l)?;
                 out.push(NamedParam {
                     name: format!("{name}.weight"),
                     shape: vec![din, dout],
-                    values: host(l.weight.val())?,
+                    values: weight,
                 });
                 out.push(NamedParam {
                     name: format!("{name}.bias"),
@@ -297,11 +294,7 @@ impl PolicyValueNet {
         let mut carried = self.obs_dim;
         for (j, layer) in net.trunk.iter_mut().enumerate() {
             let [din, dout] = layer.weight.dims();
-            let mut w = host(layer.weight.val())?;
-            let mut b = match &layer.bias {
-                Some(bias) => host(bias.val())?,
-                None => vec![0.0; dout],
-            };
+            let (mut w, mut b) = linear_host(layer)?;
             match self.trunk.get(j) {
                 Some(src) => {
                     let ow = host(src.weight.val())?;
@@ -332,13 +325,9 @@ impl PolicyValueNet {
             (&mut net.value, &self.value),
         ] {
             let [din, dout] = head.weight.dims();
-            let ow = host(src.weight.val())?;
+            let (ow, b) = linear_host(src)?;
             let mut w = vec![0.0; din * dout];
             w[..carried * dout].copy_from_slice(&ow[..carried * dout]);
-            let b = match &src.bias {
-                Some(ob) => host(ob.val())?,
-                None => vec![0.0; dout],
-            };
             set_linear(head, w, b, device);
         }
         Ok(net)
@@ -372,12 +361,7 @@ impl PolicyValueNet {
             let mut w: Vec<f32> = Vec::new();
             let mut b: Vec<f32> = Vec::new();
             for n in nets {
-                let l = layer(n);
-                let lw = host(l.weight.val())?;
-                let lb = match &l.bias {
-                    Some(bias) => host(bias.val())?,
-                    None => vec![0.0; l.weight.dims()[1]],
-                };
+                let (lw, lb) = linear_host(layer(n))?;
                 if w.is_empty() {
                     w = vec![0.0; lw.len()];
                     b = vec![0.0; lb.len()];
@@ -413,12 +397,8 @@ impl PolicyValueNet {
         let widen = |layer: &Linear| -> Result<Linear, NeuralError> {
             let [din, dout] = layer.weight.dims();
             debug_assert_eq!(din, old);
-            let mut w = host(layer.weight.val())?;
+            let (mut w, b) = linear_host(layer)?;
             w.resize(obs_dim * dout, 0.0);
-            let b = match &layer.bias {
-                Some(bias) => host(bias.val())?,
-                None => vec![0.0; dout],
-            };
             let mut out = layer.clone();
             set_linear(&mut out, w, b, device);
             Ok(out)
@@ -439,6 +419,16 @@ impl PolicyValueNet {
 /// A parameter tensor's values on the host.
 fn host<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, NeuralError> {
     super::policy::to_host(t.into_data())
+}
+
+/// A linear layer's weight (`[d_in, d_out]`, row-major) and bias (zeros when it has none),
+/// on the host: the counterpart of [`set_linear`].
+fn linear_host(layer: &Linear) -> Result<(Vec<f32>, Vec<f32>), NeuralError> {
+    let bias = match &layer.bias {
+        Some(b) => host(b.val())?,
+        None => vec![0.0; layer.weight.dims()[1]],
+    };
+    Ok((host(layer.weight.val())?, bias))
 }
 
 /// Replaces a linear layer's weight (`[d_in, d_out]`, row-major) and bias.
