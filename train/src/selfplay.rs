@@ -33,7 +33,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use uno_agents::neural::{
     CheckpointMeta, NetConfig, NeuralPolicy, PolicyValueNet, TableMeta, naming_checkpoint,
-    non_finite_weights, playing_mask, sample_masked, save_checkpoint,
+    non_finite_weights, playing_choices, sample_masked, save_checkpoint,
 };
 use uno_agents::{Agent, AgentSpec, ArenaConfig, build, run_arena};
 use uno_env::obs::{OBS_SIZE, ORACLE_SIZE, encode_oracle};
@@ -570,7 +570,7 @@ impl Group {
         self.oracle.clear();
     }
     /// Adds game `i` of the run, row `j` of its table's buffers, choosing among
-    /// the actions of `mask` (the network's [`playing_mask`]).
+    /// the actions of `mask` (the network's [`playing_mask`](uno_agents::neural::playing_mask)).
     fn push(&mut self, i: usize, buf: &Buffers, j: usize, mask: u128) {
         self.envs.push(i);
         self.obs
@@ -1143,13 +1143,17 @@ impl Trainer {
                 let i = table.offset + j;
                 let seat = buf.seat[j] as usize;
                 let (game, state) = (table.env.game(), table.env.state(j));
+                let legal = buf.mask[j * NUM_ACTIONS..(j + 1) * NUM_ACTIONS]
+                    .iter()
+                    .enumerate()
+                    .fold(0u128, |m, (a, &b)| m | u128::from(b) << a);
                 // Networks choose among the actions of `playing_mask`, in
                 // training as when they play as `checkpoint:` agents (a press
                 // that can bring no card is left out while a card can be
                 // played); hand-written agents among the legal ones.
                 let choices = match self.ctl[i][seat] {
-                    Ctl::Agent(_) => game.legal_mask(state),
-                    _ => playing_mask(game, state),
+                    Ctl::Agent(_) => legal,
+                    _ => playing_choices(legal, state),
                 };
                 if choices.count_ones() == 1 {
                     actions[i] = choices.trailing_zeros();
@@ -1163,9 +1167,7 @@ impl Trainer {
                         }
                     }
                     Ctl::Snapshot(k) => snaps[*k].push(i, buf, j, choices),
-                    Ctl::Agent(agent) => {
-                        actions[i] = agent.act(table.env.game(), table.env.state(j), seat) as u32;
-                    }
+                    Ctl::Agent(agent) => actions[i] = agent.act(game, state, seat) as u32,
                 }
             }
         }
@@ -1641,6 +1643,7 @@ fn eval_agents(latest: &Path, opp: &str, players: usize) -> Vec<AgentSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use uno_agents::neural::playing_mask;
 
     #[test]
     fn running_episodes_keep_their_snapshot_when_the_pool_drops_its_oldest() {

@@ -87,7 +87,12 @@ fn choose(
 /// cap (`universal` in 2-player `attack-1999`: 1.6 % of rounds against the
 /// heuristic). This is the agent's choice, not a rule: the press stays legal.
 pub fn playing_mask(game: &Game, state: &State) -> u128 {
-    let m = game.legal_mask(state);
+    playing_choices(game.legal_mask(state), state)
+}
+
+/// [`playing_mask`] from the legal mask `m` of `state`, for callers that have it already
+/// (the trainer reads it from the vectorized env's buffers).
+pub fn playing_choices(m: u128, state: &State) -> u128 {
     let empty = state.pile() == 0 && state.discard().count_ones() <= 1;
     if empty && state.phase() == Phase::Play && m & !(1 << DRAW) != 0 {
         m & !(1 << DRAW)
