@@ -119,6 +119,15 @@ pub fn sorted_hand(mut faces: Vec<Face>) -> Vec<Face> {
     faces
 }
 
+/// Upper-cases the first letter.
+pub fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
 /// "once", "twice", "3 times".
 pub fn times(n: usize) -> String {
     match n {

@@ -1,7 +1,8 @@
 //! The log: one sentence per play, written from the engine's events
 //! ("Bot 2 played Yellow Hit 2 → you press twice: 0 + 3 cards").
 
-use super::cards::{cards, colour_long, face_long, times};
+use super::cards::{capitalise, cards, colour_long, face_long, sorted_hand, times};
+use uno_env::game::iter_bits;
 use uno_env::rules::Scoring;
 use uno_env::{Event, Face, Game, Phase, State};
 
@@ -93,12 +94,7 @@ pub struct Known {
 
 /// The sorted faces of the physical cards in `bits`.
 fn faces_of(game: &Game, bits: u128) -> Vec<Face> {
-    let mut v: Vec<Face> = (0..128)
-        .filter(|c| bits >> c & 1 == 1)
-        .map(|c| game.face_of(c))
-        .collect();
-    v.sort_by_key(|f| super::cards::sort_key(*f));
-    v
+    sorted_hand(iter_bits(bits).map(|c| game.face_of(c)).collect())
 }
 
 /// What the step from `before` to `after` (with `events`) revealed; `human`
@@ -162,15 +158,6 @@ fn list(faces: &[Face]) -> String {
         .map(|f| f.name())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Upper-cases the first letter.
-fn capitalise(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
-        None => String::new(),
-    }
 }
 
 /// The log lines of a deal's events without the start card itself (it is in

@@ -3,7 +3,8 @@
 //! round over, SLAP race, help). Used by `play` and `replay` alike.
 
 use super::cards::{
-    card_style, cards, colour_long, colour_symbol, face_long, label, sorted_hand, term_colour,
+    capitalise, card_style, cards, colour_long, colour_symbol, face_long, label, sorted_hand,
+    term_colour,
 };
 use super::input::HELP;
 use super::narrate::Names;
@@ -277,23 +278,17 @@ fn draw_table(f: &mut Frame, area: Rect, v: &View) {
     let st = v.state;
     let g = v.game;
     let top = st.top_face(g);
-    let narrow = area.width < 30;
-    let dir = if g.random_unit() {
-        "the unit picks".to_string()
+    let (dir, seat) = if g.random_unit() {
+        ("the unit picks", "")
     } else if st.direction() > 0 {
-        if narrow {
-            "→ left"
-        } else {
-            "→ left (seat +1)"
-        }
-        .to_string()
+        ("→ left", " (seat +1)")
     } else {
-        if narrow {
-            "← right"
-        } else {
-            "← right (seat -1)"
-        }
-        .to_string()
+        ("← right", " (seat -1)")
+    };
+    let dir = if area.width < 30 {
+        dir.to_string()
+    } else {
+        format!("{dir}{seat}")
     };
     let mut lines = vec![
         Line::from(vec![
@@ -554,15 +549,6 @@ fn draw_status(f: &mut Frame, area: Rect, v: &View) {
     f.render_widget(Paragraph::new(lines), area);
 }
 
-/// Upper-cases the first letter.
-fn capitalise(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(first) => first.to_uppercase().collect::<String>() + c.as_str(),
-        None => String::new(),
-    }
-}
-
 /// A rectangle of `w` x `h` centred in `area` (clipped to it).
 fn centred(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
@@ -618,8 +604,7 @@ fn race_popup(f: &mut Frame, area: Rect, title: &str, call: &str, note: &str) {
 
 fn draw_round_over(f: &mut Frame, area: Rect, v: &View, more: bool) {
     let st = v.state;
-    let opts = &v.game.rules().options;
-    let penalty = opts.scoring != Scoring::Winner;
+    let penalty = v.game.rules().options.scoring != Scoring::Winner;
     let mut lines = Vec::new();
     match st.round_winner() {
         Some(w) => lines.push(Line::from(format!(
@@ -630,16 +615,8 @@ fn draw_round_over(f: &mut Frame, area: Rect, v: &View, more: bool) {
         ))),
         None => lines.push(Line::from("The round was cut short.")),
     }
-    match opts.scoring {
-        Scoring::Winner => {}
-        Scoring::Penalty => lines.push(Line::from(format!(
-            "Penalty points (C-7): each player scores the cards they hold; at {} the lowest total wins.",
-            opts.target_score
-        ))),
-        Scoring::Challenge => lines.push(Line::from(format!(
-            "Penalty points (C-7): each player scores the cards they hold; reaching {} eliminates.",
-            opts.target_score
-        ))),
+    if let Some(rule) = super::session::scoring_rule(v.game) {
+        lines.push(Line::from(format!("{}.", capitalise(&rule))));
     }
     lines.push(Line::from(""));
     let pts = st.round_points();

@@ -458,12 +458,9 @@ pub fn target_purpose(game: &Game, state: &State) -> String {
     // The start card's target is chosen with no card pending.
     let face = state.pending_face().unwrap_or_else(|| state.top_face(game));
     let name = cards::face_long(face);
-    match game.rules().kinds.get(&face.kind()).map(|k| k.effect) {
-        Some(Effect::TradeHands) => "choose a player to trade hands with (Trade Hands)".into(),
-        _ if face.kind() == uno_env::Kind::WildAttackAttack => {
-            format!("choose the player to attack ({name})")
-        }
-        Some(Effect::Hit { .. }) => format!("choose who takes the {name} (targeted)"),
+    match game.effect_of(face.kind()) {
+        Effect::TradeHands => "choose a player to trade hands with (Trade Hands)".into(),
+        Effect::Hit { .. } => format!("choose who takes the {name}"),
         _ => "choose a player".into(),
     }
 }
@@ -481,18 +478,22 @@ pub fn scores_line(game: &Game, state: &State, names: &Names) -> String {
             format!("{} {}{out}", names.cap(p), state.scores()[p])
         })
         .collect();
-    let note = match game.rules().options.scoring {
-        Scoring::Winner => String::new(),
-        Scoring::Penalty => format!(
-            " (penalty points: at {} the lowest total wins)",
-            game.rules().options.target_score
-        ),
-        Scoring::Challenge => format!(
-            " (penalty points: {} eliminates)",
-            game.rules().options.target_score
-        ),
-    };
+    let note = scoring_rule(game).map_or(String::new(), |r| format!(" ({r})"));
     format!("Scores: {}{note}.", scores.join(", "))
+}
+
+/// How the totals count under penalty or challenge scoring (C-7), in words;
+/// `None` under `winner` scoring, where they are plain points.
+pub fn scoring_rule(game: &Game) -> Option<String> {
+    let opts = &game.rules().options;
+    let end = match opts.scoring {
+        Scoring::Winner => return None,
+        Scoring::Penalty => format!("at {} the lowest total wins", opts.target_score),
+        Scoring::Challenge => format!("reaching {} eliminates", opts.target_score),
+    };
+    Some(format!(
+        "penalty points (C-7): each player scores the cards they hold; {end}"
+    ))
 }
 
 /// What the current seat must decide, in words.
