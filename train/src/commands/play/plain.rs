@@ -6,7 +6,7 @@
 //! input quits cleanly.
 
 use super::cards::{cards, colour_long, face_long, sort_key};
-use super::session::{Session, scores_line};
+use super::session::{Session, scores_line, stack_press};
 use super::{Args, CmdResult};
 use std::io::{BufRead, Write};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -22,20 +22,6 @@ pub fn menu(s: &Session) -> Vec<usize> {
     cards_.into_iter().chain(rest).collect()
 }
 
-/// What pressing a pending Mega Hit stack does: every hit, or (A-8,
-/// `stop_hits_on_fire`) presses that stop at the first press that fires.
-pub fn stack_press(s: &Session) -> String {
-    let n = s.state.pending_hits();
-    if s.game.rules().options.stop_hits_on_fire {
-        format!(
-            "press the launcher until it fires, at most {}; A-8",
-            super::cards::times(n)
-        )
-    } else {
-        format!("press the launcher {}", super::cards::times(n))
-    }
-}
-
 /// A menu entry: the action's name and what it means.
 pub fn describe(s: &Session, a: usize) -> String {
     let name = action_name(a);
@@ -45,7 +31,7 @@ pub fn describe(s: &Session, a: usize) -> String {
             if s.uses_pile() {
                 "draw a card".into()
             } else if s.state.phase() == Phase::Stack {
-                stack_press(s)
+                stack_press(&s.game, &s.state)
             } else {
                 "press the launcher".into()
             }

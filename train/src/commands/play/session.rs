@@ -496,6 +496,17 @@ pub fn scoring_rule(game: &Game) -> Option<String> {
     ))
 }
 
+/// What pressing a pending Mega Hit stack does: every hit, or (A-8,
+/// `stop_hits_on_fire`) presses that stop at the first press that fires.
+pub fn stack_press(game: &Game, state: &State) -> String {
+    let n = cards::times(state.pending_hits());
+    if game.rules().options.stop_hits_on_fire {
+        format!("press the launcher until it fires, at most {n}; A-8")
+    } else {
+        format!("press the launcher {n}")
+    }
+}
+
 /// What the current seat must decide, in words.
 pub fn prompt(game: &Game, state: &State, human: usize, names: &Names) -> String {
     let Some(p) = state.current_player() else {
@@ -524,14 +535,10 @@ pub fn prompt(game: &Game, state: &State, human: usize, names: &Names) -> String
         Phase::ChooseColour => "name a colour".into(),
         Phase::ChooseTarget => target_purpose(game, state),
         Phase::AfterDraw => "play the drawn card or keep it (pass)".into(),
-        Phase::Stack if game.rules().options.stop_hits_on_fire => format!(
-            "hits pending ({}): stack a Hit card, or press until the launcher fires (at most {}, A-8)",
-            state.pending_hits(),
-            cards::times(state.pending_hits())
-        ),
         Phase::Stack => format!(
-            "hits pending ({}): stack a Hit card or press them all",
-            state.pending_hits()
+            "hits pending ({}): stack a Hit card, or {}",
+            state.pending_hits(),
+            stack_press(game, state)
         ),
         Phase::Challenge => "a Wild Draw Four: challenge or accept".into(),
         Phase::UnoCall => "one card left: call UNO!".into(),
