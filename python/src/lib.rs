@@ -443,21 +443,31 @@ fn obs_pieces(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     Ok(list)
 }
 
+/// `obj` (any array-like of numbers) as a C-contiguous numpy array of `dtype`; anything
+/// else is a TypeError "`expected`, got <type>: <numpy's reason>".
+fn contiguous<'py>(
+    obj: &Bound<'py, PyAny>,
+    dtype: &str,
+    expected: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = obj.py();
+    py.import("numpy")?
+        .call_method1("ascontiguousarray", (obj, dtype))
+        .map_err(|e| {
+            PyTypeError::new_err(format!(
+                "{expected}, got {}: {}",
+                type_name(obj),
+                e.value(py)
+            ))
+        })
+}
+
 /// A readable dump of an observation vector, piece by piece (non-zero values only).
 #[pyfunction]
 fn describe_obs(obs: &Bound<'_, PyAny>) -> PyResult<String> {
     // Any array-like of numbers (a list, float64, a strided row) as float32.
-    let py = obs.py();
-    let arr = py
-        .import("numpy")?
-        .call_method1("ascontiguousarray", (obs, "float32"))
-        .map_err(|e| {
-            PyTypeError::new_err(format!(
-                "an observation must be an array of {OBS_SIZE} numbers, got {}: {}",
-                type_name(obs),
-                e.value(py)
-            ))
-        })?;
+    let expected = format!("an observation must be an array of {OBS_SIZE} numbers");
+    let arr = contiguous(obs, "float32", &expected)?;
     let arr: PyReadonlyArray1<'_, f32> = arr.extract().map_err(|_| {
         let shape = arr
             .getattr("shape")

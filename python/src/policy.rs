@@ -3,14 +3,13 @@
 //! analyse it, use it as a teacher or baseline, or port it to another framework).
 
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
 use uno_agents::neural::{CheckpointMeta, NeuralPolicy};
 use uno_env::{NUM_ACTIONS, OBS_SIZE, OBS_VERSION};
 
-use crate::{loads, type_name, value_error};
+use crate::{contiguous, loads, value_error};
 
 /// A checkpoint's policy/value network (`Policy(path)`), evaluated in Rust.
 #[pyclass(name = "Policy", module = "uno_attack._core", frozen)]
@@ -28,17 +27,7 @@ fn rows<'py>(
     what: &str,
     width: usize,
 ) -> PyResult<(Bound<'py, PyAny>, bool)> {
-    let py = obj.py();
-    let np = py.import("numpy")?;
-    let arr = np
-        .call_method1("ascontiguousarray", (obj, dtype))
-        .map_err(|e| {
-            PyTypeError::new_err(format!(
-                "{what} must be an array of numbers, got {}: {}",
-                type_name(obj),
-                e.value(py)
-            ))
-        })?;
+    let arr = contiguous(obj, dtype, &format!("{what} must be an array of numbers"))?;
     let ndim: usize = arr.getattr("ndim")?.extract()?;
     let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
     let one = ndim == 1;
