@@ -74,6 +74,21 @@ impl Game {
                 return Err(format!("eliminated seat {p} holds cards"));
             }
         }
+        // C-7: a total at the target ends the match (or, under challenge
+        // scoring, the seat's part in it), so until the match is over (a round
+        // just scored included) no seat still in it holds the target.
+        let target = self.rules().options.target_score;
+        let challenge = self.rules().options.scoring == crate::rules::Scoring::Challenge;
+        if s.phase != Phase::MatchOver {
+            if let Some(p) =
+                (0..n).find(|&p| s.scores[p] >= target && (!challenge || s.is_active(p)))
+            {
+                return Err(format!(
+                    "seat {p} has {} points, at or past the target {target}, while the match goes on",
+                    s.scores[p]
+                ));
+            }
+        }
         match s.phase {
             Phase::RoundOver | Phase::MatchOver => {
                 if let Some(w) = s.round_winner() {
@@ -99,18 +114,6 @@ impl Game {
                     || (phase == Phase::UnoCall && s.pending_face().is_some_and(|f| f.is_wild()));
                 if !naming && s.active_colour().is_none() {
                     return Err("no active colour outside a colour decision".into());
-                }
-                // C-7: a total at the target ends the match (or, under
-                // challenge scoring, the seat's part in it).
-                let target = self.rules().options.target_score;
-                let challenge = self.rules().options.scoring == crate::rules::Scoring::Challenge;
-                if let Some(p) =
-                    (0..n).find(|&p| s.scores[p] >= target && (!challenge || s.is_active(p)))
-                {
-                    return Err(format!(
-                        "seat {p} has {} points, at or past the target {target}, while the match goes on",
-                        s.scores[p]
-                    ));
                 }
                 if !challenge && s.num_active() != n {
                     return Err(

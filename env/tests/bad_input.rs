@@ -113,6 +113,30 @@ fn states_edited_into_impossible_positions_fail_the_invariant_check() {
 }
 
 #[test]
+fn a_round_just_scored_with_a_total_at_the_target_fails_the_invariant_check() {
+    // C-7: a total at the target ends the match, so a round-over state (the
+    // match not over) edited to hold one is impossible: `next_round` would
+    // otherwise deal on past the target.
+    let game = Game::new(Rules::preset("classic").unwrap(), 2).unwrap();
+    let mut s = game.new_state(3);
+    while !s.is_round_over() {
+        let a = game.legal_actions(&s)[0];
+        game.apply(&mut s, a).unwrap();
+    }
+    assert_eq!(
+        s.phase(),
+        Phase::RoundOver,
+        "the first round should not end the match"
+    );
+    assert_eq!(game.check_invariants(&s), Ok(()));
+    let j = set_field(&s.to_json(), "scores", "[600,0,0,0,0,0,0,0,0,0]");
+    let e = game
+        .check_invariants(&State::from_json(&j).unwrap())
+        .unwrap_err();
+    assert!(e.contains("past the target"), "{e}");
+}
+
+#[test]
 fn a_state_of_another_table_or_seat_is_refused_by_apply_and_the_encoders() {
     let two = Game::new(Rules::preset("classic").unwrap(), 2).unwrap();
     let ten = Game::new(Rules::preset("attack-2010").unwrap(), 10).unwrap();
