@@ -79,15 +79,14 @@ impl Game {
         // just scored included) no seat still in it holds the target.
         let target = self.rules().options.target_score;
         let challenge = self.rules().options.scoring == crate::rules::Scoring::Challenge;
-        if s.phase != Phase::MatchOver {
-            if let Some(p) =
+        if s.phase != Phase::MatchOver
+            && let Some(p) =
                 (0..n).find(|&p| s.scores[p] >= target && (!challenge || s.is_active(p)))
-            {
-                return Err(format!(
-                    "seat {p} has {} points, at or past the target {target}, while the match goes on",
-                    s.scores[p]
-                ));
-            }
+        {
+            return Err(format!(
+                "seat {p} has {} points, at or past the target {target}, while the match goes on",
+                s.scores[p]
+            ));
         }
         match s.phase {
             Phase::RoundOver | Phase::MatchOver => {
