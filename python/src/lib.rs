@@ -229,6 +229,32 @@ fn rules_from_dict(obj: &Bound<'_, PyAny>) -> PyResult<Rules> {
     Ok(rules)
 }
 
+/// The table of a constructor's `rules` and `players` arguments (defaults:
+/// `attack-2010`, 4 players). A `Game` passed as the rules brings its table
+/// size, which `players` may repeat but not contradict.
+fn table_from_py(
+    rules: Option<&Bound<'_, PyAny>>,
+    players: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(Rules, usize)> {
+    let players = players.map(|p| int_arg(p, "players")).transpose()?;
+    if let Some(g) = rules.and_then(|r| r.cast::<PyGame>().ok()) {
+        let game = &g.get().game;
+        let n = game.num_players();
+        return match players {
+            Some(p) if p != n as i128 => Err(value_error(format!(
+                "rules is a Game for {n} players, and players = {p}: leave players out, or make the Game for {p}"
+            ))),
+            _ => Ok((game.rules().clone(), n)),
+        };
+    }
+    let players = players_arg(players.unwrap_or(4))?;
+    let rules = match rules {
+        Some(r) => rules_from_py(r)?,
+        None => Rules::preset("attack-2010").map_err(value_error)?,
+    };
+    Ok((rules, players))
+}
+
 /// Rules from a preset name, a TOML file path, TOML text, or a dict (the TOML schema).
 fn rules_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Rules> {
     if let Ok(r) = obj.cast::<PyGame>() {
@@ -443,23 +469,33 @@ fn obs_pieces(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     Ok(list)
 }
 
-/// `obj` (any array-like of numbers) as a C-contiguous numpy array of `dtype`; anything
-/// else is a TypeError "`expected`, got <type>: <numpy's reason>".
+/// `obj` (any array-like of numbers: bools, ints or floats) as a C-contiguous numpy
+/// array of `dtype`; anything else (None, strings, objects, which numpy would turn
+/// into NaN or fail on) is a TypeError "`expected`, got <type>[: <numpy's reason>]".
 fn contiguous<'py>(
     obj: &Bound<'py, PyAny>,
     dtype: &str,
     expected: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = obj.py();
-    py.import("numpy")?
-        .call_method1("ascontiguousarray", (obj, dtype))
-        .map_err(|e| {
-            PyTypeError::new_err(format!(
-                "{expected}, got {}: {}",
-                type_name(obj),
-                e.value(py)
-            ))
-        })
+    let np = py.import("numpy")?;
+    let refused = |why: String| PyTypeError::new_err(format!("{expected}, got {why}"));
+    let arr = np
+        .call_method1("asarray", (obj,))
+        .map_err(|e| refused(format!("{}: {}", type_name(obj), e.value(py))))?;
+    let kind: String = arr.getattr("dtype")?.getattr("kind")?.extract()?;
+    if !matches!(kind.as_str(), "b" | "i" | "u" | "f") {
+        let what = match kind.as_str() {
+            _ if obj.is_none() => "None".to_string(),
+            "U" => format!("{} of str", type_name(obj)),
+            "S" => format!("{} of bytes", type_name(obj)),
+            "O" => format!("{} of objects (None, or mixed values)", type_name(obj)),
+            _ => format!("{} of {}", type_name(obj), arr.getattr("dtype")?.str()?),
+        };
+        return Err(refused(what));
+    }
+    np.call_method1("ascontiguousarray", (&arr, dtype))
+        .map_err(|e| refused(format!("{}: {}", type_name(obj), e.value(py))))
 }
 
 /// A readable dump of an observation vector, piece by piece (non-zero values only).
@@ -496,15 +532,12 @@ struct PyGame {
 #[pymethods]
 impl PyGame {
     /// `Game(rules="attack-2010", players=4)`: rules is a preset name, a TOML
-    /// path or text, or a dict in the TOML schema (may start with `preset`).
+    /// path or text, a dict in the TOML schema (may start with `preset`), or a
+    /// `Game`, whose table size is then the default for `players`.
     #[new]
-    #[pyo3(signature = (rules = None, players = None), text_signature = "(rules=None, players=4)")]
+    #[pyo3(signature = (rules = None, players = None), text_signature = "(rules=None, players=None)")]
     fn new(rules: Option<&Bound<'_, PyAny>>, players: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        let players = players_arg(opt_int_arg(players, "players", 4)?)?;
-        let rules = match rules {
-            Some(r) => rules_from_py(r)?,
-            None => Rules::preset("attack-2010").map_err(value_error)?,
-        };
+        let (rules, players) = table_from_py(rules, players)?;
         let game = Game::new(rules, players).map_err(value_error)?;
         Ok(PyGame {
             game: Arc::new(game),
@@ -521,6 +554,14 @@ impl PyGame {
     #[getter]
     fn deck_size(&self) -> usize {
         self.game.deck_size()
+    }
+
+    /// Total points of the whole deck (C-6): the most a hand can hold, so
+    /// `-deck_points / 100` bounds a seat's `points` reward for a round.
+    #[getter]
+    fn deck_points(&self) -> u32 {
+        let g = &self.game;
+        g.points(g.all_cards())
     }
 
     /// Size of the action space (98).
@@ -801,6 +842,12 @@ impl PyState {
     fn hand_len(&self, seat: &Bound<'_, PyAny>) -> PyResult<usize> {
         let seat = self.seat_or_current(Some(seat))?;
         Ok(self.state.hand_len(seat))
+    }
+
+    /// False once `seat` is eliminated from the match (C-7 challenge scoring).
+    fn is_active(&self, seat: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let seat = self.seat_or_current(Some(seat))?;
+        Ok(self.state.is_active(seat))
     }
 
     /// What `seat` has shown of its hand this round (public; the observation's
@@ -1465,9 +1512,11 @@ impl PyVecEnv {
             )*};
         }
         fast_path!(i64, i32, u32, u8, u64, i16, u16, i8);
+        // An iterator (a generator) has no length: numpy would make it one object.
         if actions.is_none()
             || actions.cast::<PyDict>().is_ok()
             || actions.cast::<PyString>().is_ok()
+            || actions.hasattr("__next__")?
         {
             return Err(PyTypeError::new_err(format!(
                 "actions must be a one-dimensional array of integer action ids, got {}",
@@ -1568,11 +1617,12 @@ impl PyVecEnv {
     /// With `opponents` (an agent spec, or one per seat after the learner's)
     /// the env is single-agent: built-in agents play every other seat in Rust
     /// and every row is a decision of the learner, in `seat` (`None`: rotating).
+    /// `rules` may be a `Game`, whose table size is then the default for `players`.
     #[new]
     #[allow(clippy::too_many_arguments)]
     #[pyo3(
         signature = (rules = None, players = None, num_envs = None, seed = 0, threads = None, episode = "round", reward = "win", legal_ids = false, opponents = None, seat = None),
-        text_signature = "(rules=None, players=4, num_envs=1024, seed=0, threads=1, episode='round', reward='win', legal_ids=False, opponents=None, seat=None)"
+        text_signature = "(rules=None, players=None, num_envs=1024, seed=0, threads=1, episode='round', reward='win', legal_ids=False, opponents=None, seat=None)"
     )]
     fn new(
         py: Python<'_>,
@@ -1587,13 +1637,9 @@ impl PyVecEnv {
         opponents: Option<&Bound<'_, PyAny>>,
         seat: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let players = players_arg(opt_int_arg(players, "players", 4)?)?;
+        let (rules, players) = table_from_py(rules, players)?;
         let num_envs = size_arg(opt_int_arg(num_envs, "num_envs", 1024)?, "num_envs")?;
         let threads = size_arg(opt_int_arg(threads, "threads", 1)?, "threads")?;
-        let rules = match rules {
-            Some(r) => rules_from_py(r)?,
-            None => Rules::preset("attack-2010").map_err(value_error)?,
-        };
         let config = EnvConfig {
             rules,
             players,

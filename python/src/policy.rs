@@ -85,7 +85,8 @@ impl PyPolicy {
         self.meta.net.layer_norm
     }
 
-    /// The checkpoint's metadata (`meta.json`) as a dict.
+    /// The checkpoint's metadata (`meta.json`) as a dict, as loaded: a checkpoint of an
+    /// older observation version is migrated, and its `obs_dim` / `obs_version` say so.
     #[getter]
     fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let json = serde_json::to_string(&self.meta).map_err(value_error)?;

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import uno_attack as ua
+from conftest import PYTHON_DIR
 
 
 def test_a_forked_child_gets_an_error_not_a_hang():
@@ -189,3 +190,41 @@ def test_a_mismatched_opponent_checkpoint_is_named(tmp_path):
     with pytest.raises(ValueError, match="observation version") as e:
         ua.VecEnv("classic", 2, 4, seed=0, opponents=f"checkpoint:{bad}")
     assert str(bad) in str(e.value)
+
+
+def test_none_and_object_arrays_are_not_numbers():
+    # numpy would turn None into NaN (a mask of NaNs once passed silently).
+    p = ua.Policy(PYTHON_DIR.parent / "checkpoints" / "classic-2p")
+    obs = ua.Game("classic", 2).new_state(1).observation()
+    logits, _ = p.forward(obs)
+    for bad, what in ((None, "None"), ([None] * ua.OBS_SIZE, "list of objects"), (["a"] * ua.OBS_SIZE, "list of str")):
+        with pytest.raises(TypeError, match=f"obs must be an array of numbers, got {what}"):
+            p.forward(bad)
+        with pytest.raises(TypeError, match=f"got {what}"):
+            ua.describe_obs(bad)
+    with pytest.raises(TypeError, match="mask must be an array of numbers, got list of objects"):
+        p.forward(obs, mask=[None] * ua.NUM_ACTIONS)
+    # Bools and ints are numbers.
+    mask = ua.Game("classic", 2).new_state(1).legal_mask()
+    assert (p.forward(obs, mask=mask.astype(bool))[0] == p.forward(obs, mask=list(mask))[0]).all()
+
+
+def test_a_generator_of_actions_is_a_type_error_naming_it():
+    env = ua.VecEnv("classic", 2, num_envs=4)
+    env.reset()
+    before = env.obs.copy()
+    with pytest.raises(TypeError, match="got generator"):
+        env.step(int(x) for x in env.mask.argmax(1))
+    assert (env.obs == before).all()
+
+
+def test_a_game_as_rules_brings_its_table_size():
+    g = ua.Game("classic", 2)
+    assert ua.Game(g).num_players == 2
+    assert ua.Game(g, 2).num_players == 2
+    assert ua.VecEnv(g, num_envs=2).game.num_players == 2
+    for make in (lambda: ua.Game(g, 3), lambda: ua.VecEnv(g, 4, num_envs=2)):
+        with pytest.raises(ValueError, match="rules is a Game for 2 players"):
+            make()
+    with pytest.raises(TypeError, match="players must be an int"):
+        ua.Game(g, "2")

@@ -495,3 +495,11 @@ def test_a_challenge_event_shows_the_offenders_hand():
     (ev,) = [e for e in st.last_events() if e["event"] == "challenge"]
     assert ev["offender"] == offender
     assert sorted(ev["shown"]) == held
+
+
+def test_deck_points_is_the_whole_decks_score():
+    # C-6, classic: numbers at face value (one 0 and two each of 1-9 per colour:
+    # 4 * 90), 24 action cards at 20, 8 wilds at 50.
+    assert ua.Game("classic", 2).deck_points == 4 * 90 + 24 * 20 + 8 * 50 == 1240
+    # The same for every table size.
+    assert ua.Game("attack-2010", 2).deck_points == ua.Game("attack-2010", 10).deck_points

@@ -7,6 +7,7 @@ gymnasium = pytest.importorskip("gymnasium")
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 import uno_attack  # noqa: E402,F401  (registers UnoAttack-v0)
+from conftest import PYTHON_DIR  # noqa: E402
 from uno_attack.gym import UnoAttackEnv  # noqa: E402
 
 
@@ -183,3 +184,49 @@ def test_a_checkpoint_for_other_rules_is_refused_at_make():
         gymnasium.make("UnoAttack-v0", rules="attack-2010", players=2, opponents=spec)
     with pytest.raises(ValueError, match="trained for rules `classic`, not `flash`"):
         UnoAttackEnv(rules="flash", players=3, opponents=["random", spec])
+
+
+def test_an_illegal_move_pays_no_better_than_any_legal_loss():
+    # reward="points": a legal round can cost a seat its hand's points / 100,
+    # so the default penalty is the whole deck's (C-6); "win" keeps -1.
+    rng = np.random.default_rng(0)
+    env = gymnasium.make("UnoAttack-v0", reward="points", opponents="heuristic")
+    worst = min(play(env, seed, rng)[0] for seed in range(40))
+    assert worst < -1.0  # a legal loss can be worse than -1 in points
+    deck = env.unwrapped.game.deck_points
+    assert env.unwrapped.illegal_reward == -deck / 100 < worst
+    _, info = env.reset(seed=0)
+    _, r, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+    assert (r, term, trunc) == (-deck / 100, True, False) and "illegal_action" in info
+    win = gymnasium.make("UnoAttack-v0", opponents="heuristic")
+    assert win.unwrapped.illegal_reward == -1.0
+    custom = gymnasium.make("UnoAttack-v0", reward="points", illegal_reward=-100)
+    _, info = custom.reset(seed=0)
+    assert custom.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))[1] == -100.0
+    for bad, err in (("a", TypeError), (True, TypeError), (float("nan"), ValueError)):
+        with pytest.raises(err, match="illegal_reward"):
+            UnoAttackEnv(illegal_reward=bad)
+
+
+def test_a_bool_is_not_a_seat():
+    for seat in (True, np.bool_(False), 4, -1, "rotate"):
+        with pytest.raises(ValueError, match="seat must be 0..3 or 'random'"):
+            UnoAttackEnv(seat=seat)
+
+
+def test_a_game_as_rules_keeps_its_table_size():
+    g = uno_attack.Game("classic", 2)
+    assert UnoAttackEnv(rules=g).game.num_players == 2
+    with pytest.raises(ValueError, match="a Game for 2 players, and players = 3"):
+        UnoAttackEnv(rules=g, players=3)
+
+
+def test_a_checkpoint_opponents_note_is_warned_once_when_the_env_is_made(recwarn):
+    # The 2-player checkpoint at a 3-player table: a note, not an error.
+    spec = f"checkpoint:{PYTHON_DIR.parent / 'checkpoints' / 'attack-2010-2p'}"
+    env = UnoAttackEnv(players=3, opponents=spec)
+    notes = [w for w in recwarn if issubclass(w.category, UserWarning)]
+    assert len(notes) == 1 and notes[0].filename == __file__
+    env.reset(seed=1)
+    env.reset(seed=2)
+    assert len([w for w in recwarn if issubclass(w.category, UserWarning)]) == 1

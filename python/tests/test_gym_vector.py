@@ -102,3 +102,40 @@ def test_bad_arguments_and_illegal_actions():
         env.step(acts)
     with pytest.raises(TypeError):
         env.step(acts.astype(float))
+
+
+def test_final_info_names_each_ended_episode_as_gymnasium_same_step_mode_does():
+    env = UnoAttackVectorEnv(num_envs=8, rules="classic", players=3, opponents="heuristic", seat="rotate")
+    rng = np.random.default_rng(5)
+    obs, info = env.reset(seed=7)
+    seats, ended = info["seat"].copy(), 0
+    while ended < 20:
+        obs, reward, term, trunc, info = env.step(legal_random(rng, info["action_mask"]))
+        done = term | trunc
+        if not done.any():
+            assert "final_info" not in info
+            continue
+        assert (info["_final_info"] == done).all()
+        for i in range(8):
+            fi = info["final_info"][i]
+            if not done[i]:
+                assert fi is None
+                continue
+            ended += 1
+            # The finished episode's learner seat (rotation seats the next one elsewhere).
+            assert fi["seat"] == seats[i] and info["seat"][i] == (seats[i] + 1) % 3
+            assert fi["episode_len"] > 0
+            won = fi["winner"] == fi["seat"]
+            assert reward[i] == (1.0 if won else -0.5 if fi["winner"] >= 0 else 0.0)
+        seats = info["seat"].copy()
+
+
+def test_per_game_seeds_and_partial_resets_are_refused_not_ignored():
+    env = UnoAttackVectorEnv(num_envs=4, rules="classic", players=2)
+    with pytest.raises(ValueError, match="seed must be one int"):
+        env.reset(seed=[1, 2, 3, 4])
+    with pytest.raises(ValueError, match=r"reset options \['reset_mask'\] are not supported"):
+        env.reset(options={"reset_mask": np.array([True, False, False, False])})
+    a, _ = env.reset(seed=np.int64(3))
+    b, _ = env.reset(seed=3)
+    assert (a == b).all()

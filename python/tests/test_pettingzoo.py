@@ -137,3 +137,53 @@ def test_state_is_the_oracle_encoding_from_seat_0():
         assert not np.array_equal(e.state(), st)
     with pytest.raises(RuntimeError, match="reset"):
         uno_pz.raw_env().state()
+
+
+def test_a_seat_eliminated_from_a_match_is_terminated_then_and_rewards_stay_zero_sum():
+    # C-7 challenge scoring: a seat at the target is out of the match.
+    rules = {"preset": "attack-2010", "options": {"scoring": "challenge", "target_score": 60}}
+    mid_match = 0
+    for seed in range(12):
+        e = uno_pz.raw_env(rules=rules, players=4, episode="match")
+        e.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        total = dict.fromkeys(e.possible_agents, 0.0)
+        for agent in e.agent_iter():
+            obs, reward, term, trunc, _ = e.last()
+            total[agent] += reward
+            seat = e.agent_name_mapping[agent]
+            if term or trunc:
+                if not e.game_state.is_match_over():
+                    # Stepped out mid-match: eliminated, with the loss of the match.
+                    mid_match += 1
+                    assert not e.game_state.is_active(seat) and total[agent] == pytest.approx(-1 / 3)
+                e.step(None)
+            else:
+                assert e.game_state.is_active(seat)
+                e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert sum(total.values()) == pytest.approx(0.0, abs=1e-6)
+        assert sorted(total.values())[-1] == pytest.approx(1.0)
+    assert mid_match > 0
+    api_test(uno_pz.raw_env(rules=rules, players=4, episode="match"), num_cycles=2000)
+
+
+def test_step_and_last_after_the_episode_are_runtime_errors():
+    e = uno_pz.raw_env(rules="classic", players=2)
+    e.reset(seed=0)
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    for call in (lambda: e.step(0), e.last):
+        with pytest.raises(RuntimeError, match="after the episode is over: call reset"):
+            call()
+
+
+def test_the_illegal_move_penalty_follows_the_reward_mode():
+    for kwargs, want in (({}, -1.0), ({"reward": "points"}, None), ({"illegal_reward": -7}, -7.0)):
+        e = uno_pz.env(rules="classic", players=2, **kwargs)
+        e.reset(seed=0)
+        agent = e.agent_selection
+        if want is None:
+            want = -e.unwrapped.game.deck_points / 100
+        e.step(int(np.flatnonzero(e.observe(agent)["action_mask"] == 0)[0]))
+        assert e.rewards[agent] == want and all(e.terminations.values())

@@ -150,8 +150,10 @@ def test_opponents_are_built_once(monkeypatch):
         return core.Agent(*args, **kwargs)
 
     spec = f"checkpoint:{CHECKPOINTS / 'attack-2010-4p'}"
-    env = UnoAttackEnv(players=4, seat="random", opponents=[spec, "heuristic", "random"])
     monkeypatch.setattr(ua_gym, "Agent", counting_agent)
+    # One agent per seat, built (and checked against the rules) when the env is made.
+    env = UnoAttackEnv(players=4, seat="random", opponents=[spec, "heuristic", "random"])
+    assert len(built) == 3
     env.reset(seed=0)
     first = set(map(id, env._agents.values()))
     assert len(built) == 3
@@ -211,7 +213,7 @@ def test_every_public_core_name_is_in_the_stub():
     public = {n for n in dir(core) if not n.startswith("__")} | {"__version__"}
     assert sorted(public - set(module)) == []
     # ... and the stub names nothing the extension lacks (but its type aliases).
-    aliases = {"RulesLike", "ActionLike", "StepResult"}
+    aliases = {"RulesLike", "ActionLike", "SeatLike", "StepResult"}
     assert sorted(n for n in set(module) - aliases if not hasattr(core, n)) == []
 
 

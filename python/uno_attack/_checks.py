@@ -36,3 +36,27 @@ def action_id(action: Any) -> int:
         return int(action)
     what = f"{action.dtype} array of shape {action.shape}" if isinstance(action, np.ndarray) else type(action).__name__
     raise TypeError(f"an action must be an integer action id, got {what}")
+
+
+def illegal_penalty(game: Any, reward: str, illegal_reward: Optional[float]) -> float:
+    """The reward for an illegal move that ends the episode: ``illegal_reward``
+    when given, else no better than any legal loss of a round: -1 under
+    ``reward="win"`` (a loss pays -1/(N-1)) and ``-game.deck_points / 100``
+    under ``reward="points"`` (a hand holding every card of the deck)."""
+    if illegal_reward is not None:
+        if isinstance(illegal_reward, (bool, np.bool_)) or not isinstance(illegal_reward, (int, float, np.integer, np.floating)):
+            raise TypeError(f"illegal_reward must be a number, not {type(illegal_reward).__name__}")
+        if not np.isfinite(illegal_reward):
+            raise ValueError(f"illegal_reward must be finite, not {illegal_reward!r}")
+        return float(illegal_reward)
+    return -1.0 if reward == "win" else -game.deck_points / 100.0
+
+
+def check_seat(seat: Any, players: int, extra: str) -> Optional[int]:
+    """``seat`` as a seat number (0..players-1), or None when it is ``extra``
+    (``"random"`` or ``"rotate"``); anything else (a bool too) raises ValueError."""
+    if seat == extra and isinstance(seat, str):
+        return None
+    if isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)) and 0 <= seat < players:
+        return int(seat)
+    raise ValueError(f"seat must be 0..{players - 1} or {extra!r}, not {seat!r}")

@@ -1,13 +1,15 @@
 """Type stubs for the Rust extension ``uno_attack._core``."""
 
 import os
+import pathlib
 from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
 
 RulesLike = Union[str, "os.PathLike[str]", Dict[str, Any], "Game"]
-ActionLike = Union[int, str]
+ActionLike = Union[int, np.integer, str]
+SeatLike = Union[int, np.integer]
 
 NUM_ACTIONS: int
 """Size of the action space (98), the same for every edition and table."""
@@ -46,11 +48,15 @@ class Game:
     """Compiled rules for a table of ``players``. Immutable; pickles as
     ``Game(rules_toml(), num_players)``, and copies share the compiled rules."""
 
-    def __new__(cls, rules: Optional[RulesLike] = None, players: int = 4) -> "Game": ...
+    def __new__(cls, rules: Optional[RulesLike] = None, players: Optional[int] = None) -> "Game":
+        """``players`` defaults to the table size of a ``Game`` passed as ``rules``, else 4."""
     @property
     def num_players(self) -> int: ...
     @property
     def deck_size(self) -> int: ...
+    @property
+    def deck_points(self) -> int:
+        """Total points of the whole deck (C-6): ``-deck_points / 100`` bounds a round's ``points`` reward."""
     @property
     def num_actions(self) -> int: ...
     @property
@@ -106,9 +112,11 @@ class State:
     def is_round_over(self) -> bool: ...
     def is_match_over(self) -> bool: ...
     def is_truncated(self) -> bool: ...
-    def hand(self, seat: int) -> List[str]: ...
-    def hand_len(self, seat: int) -> int: ...
-    def history(self, seat: int) -> Dict[str, Any]:
+    def hand(self, seat: SeatLike) -> List[str]: ...
+    def hand_len(self, seat: SeatLike) -> int: ...
+    def is_active(self, seat: SeatLike) -> bool:
+        """False once ``seat`` is eliminated from the match (C-7 challenge scoring)."""
+    def history(self, seat: SeatLike) -> Dict[str, Any]:
         """What ``seat`` has shown of its hand this round (public): ``named_colour``
         (``Optional[str]``), ``last_played_colour`` (``Optional[str]``),
         ``taken_since_play`` (int, up to 31) and ``pressed_on`` (``List[str]``)."""
@@ -122,11 +130,11 @@ class State:
     def next_round(self) -> List[Dict[str, Any]]: ...
     def timeout(self) -> List[Dict[str, Any]]: ...
     def last_events(self) -> List[Dict[str, Any]]: ...
-    def observation(self, seat: Optional[int] = None) -> npt.NDArray[np.float32]: ...
-    def oracle_observation(self, seat: Optional[int] = None) -> npt.NDArray[np.float32]: ...
+    def observation(self, seat: Optional[SeatLike] = None) -> npt.NDArray[np.float32]: ...
+    def oracle_observation(self, seat: Optional[SeatLike] = None) -> npt.NDArray[np.float32]: ...
     def rewards(self, reward: str = "win", match_end: bool = False) -> List[float]: ...
     def check_invariants(self) -> Optional[str]: ...
-    def resample_hidden(self, seed: int, seat: Optional[int] = None) -> "State":
+    def resample_hidden(self, seed: int, seat: Optional[SeatLike] = None) -> "State":
         """A state ``seat`` (default: the seat to act) cannot tell from this one: its hand
         and every public fact kept, the cards it cannot see dealt anew. Deterministic in ``seed``."""
     def to_dict(self) -> Dict[str, Any]: ...
@@ -163,7 +171,7 @@ class Policy:
 
     def __new__(cls, path: Union[str, "os.PathLike[str]"]) -> "Policy": ...
     @property
-    def path(self) -> str: ...
+    def path(self) -> pathlib.Path: ...
     @property
     def obs_dim(self) -> int: ...
     @property
@@ -174,12 +182,13 @@ class Policy:
     def layer_norm(self) -> bool: ...
     @property
     def meta(self) -> Dict[str, Any]:
-        """The checkpoint's ``meta.json``."""
+        """The checkpoint's ``meta.json`` as loaded (an older observation version migrated)."""
     def forward(
         self, obs: npt.ArrayLike, mask: Optional[npt.ArrayLike] = None
-    ) -> Tuple[npt.NDArray[np.float32], Union[npt.NDArray[np.float32], float]]:
+    ) -> Tuple[npt.NDArray[np.float32], Any]:
         """``(logits [n, NUM_ACTIONS], values [n])`` for ``obs [n, OBS_SIZE]`` (one row in: one
-        row of logits and a float). With ``mask`` (non-zero = legal) illegal logits are -1e9."""
+        row of logits and a float, hence ``Any``). With ``mask`` (non-zero = legal) illegal
+        logits are -1e9."""
     def parameters(self) -> Dict[str, npt.NDArray[np.float32]]:
         """``{name: array}`` in forward order: ``trunk.{i}.weight`` ``[in, out]``,
         ``trunk.{i}.bias`` (``norms.{i}.gamma``/``beta`` with LayerNorm), ReLU, then
@@ -201,7 +210,7 @@ class VecEnv:
     def __new__(
         cls,
         rules: Optional[RulesLike] = None,
-        players: int = 4,
+        players: Optional[int] = None,
         num_envs: int = 1024,
         seed: int = 0,
         threads: int = 1,

@@ -17,6 +17,7 @@ Gymnasium ``VectorEnv`` stepped in Rust (:class:`uno_attack.VecEnv` with
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Optional, Sequence, Union
 
 import gymnasium
@@ -27,7 +28,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ._core import NUM_ACTIONS, OBS_SIZE, Agent, Game, VecEnv
-from ._checks import action_id, check_choice, check_env_options
+from ._checks import action_id, check_choice, check_env_options, check_seat, illegal_penalty
 
 __all__ = ["UnoAttackEnv", "UnoAttackVectorEnv"]
 
@@ -36,8 +37,8 @@ class UnoAttackEnv(gymnasium.Env):
     """One learner against built-in opponents.
 
     Args:
-        rules: preset name, TOML path or text, or a dict (see :class:`uno_attack.Game`).
-        players: table size, 2..10.
+        rules: preset name, TOML path or text, a dict, or a :class:`uno_attack.Game`.
+        players: table size, 2..10 (default: the ``Game``'s, or 4).
         opponents: an agent spec for every other seat (``random``, ``heuristic``,
             ``checkpoint:DIR``, … — see :class:`uno_attack.Agent`), or a list of
             specs, one per seat after the learner's, clockwise, as :class:`uno_attack.VecEnv`:
@@ -47,28 +48,34 @@ class UnoAttackEnv(gymnasium.Env):
         episode: ``"round"`` (one hand) or ``"match"`` (rounds until the match is decided).
         reward: ``"win"`` (+1 for a win, -1/(N-1) for a loss) or ``"points"``
             (points won or held / 100 at each round's end).
-        illegal_action: ``"lose"`` (the episode ends with reward -1 and
-            ``info["illegal_action"]`` holds the reason) or ``"raise"`` (ValueError);
+        illegal_action: ``"lose"`` (the episode ends with reward ``illegal_reward``
+            and ``info["illegal_action"]`` holds the reason) or ``"raise"`` (ValueError);
             an id outside ``0..97`` raises ValueError in either mode.
+        illegal_reward: the reward of an illegal move under ``"lose"``. The
+            default is no better than any legal loss of a round: -1 under
+            ``reward="win"``, ``-game.deck_points / 100`` under ``"points"`` (a
+            hand holding the whole deck; in a match episode it bounds one round).
         render_mode: ``None`` (``render()`` warns and returns None), ``"ansi"``
             (``render()`` returns text, every hand shown) or ``"human"`` (prints it).
 
-    The opponents' agents are built at the first reset and reseeded
-    (``Agent.reset``) at every later one: no checkpoint is loaded again.
+    The opponents' agents are built (and checked against the rules) when the
+    env is made, and reseeded (``Agent.reset``) at every reset: no checkpoint
+    is loaded again.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
     def __init__(
         self,
-        rules: Union[str, dict] = "attack-2010",
-        players: int = 4,
+        rules: Union[str, dict, Game] = "attack-2010",
+        players: Optional[int] = None,
         opponents: Union[str, Sequence[str]] = "random",
         seat: Union[int, str] = 0,
         episode: str = "round",
         reward: str = "win",
         illegal_action: str = "lose",
         render_mode: Optional[str] = None,
+        illegal_reward: Optional[float] = None,
     ) -> None:
         self.game = Game(rules, players)
         n = self.game.num_players
@@ -91,14 +98,21 @@ class UnoAttackEnv(gymnasium.Env):
                     f"{len(self._specs)} opponent specs for {n - 1} other seats: "
                     "give one for all, or one per seat after the learner's"
                 )
-        probe = self.game.new_state(0)
-        for spec in dict.fromkeys(self._specs):
-            # Validate now: a bad spec, or a checkpoint trained for other rules, raises ValueError.
-            Agent(spec).act(probe)
-        if seat != "random" and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
-            raise ValueError(f"seat must be 0..{n - 1} or 'random', not {seat!r}")
+        fixed_seat = check_seat(seat, n, "random")
         check_env_options(episode, reward, render_mode, self.metadata["render_modes"])
         check_choice("illegal_action", illegal_action, ("lose", "raise"))
+        self.illegal_reward = illegal_penalty(self.game, reward, illegal_reward)
+        # Agent k plays spec k. Each acts once now, so a bad spec or a checkpoint
+        # trained for other rules raises ValueError here, and a checkpoint's note
+        # is warned once, from the caller's line (reset reseeds the agents).
+        probe = self.game.new_state(0)
+        with warnings.catch_warnings(record=True) as notes:
+            warnings.simplefilter("always")
+            self._opponents = [Agent(spec) for spec in self._specs]
+            for a in self._opponents:
+                a.act(probe)
+        for msg, category in dict.fromkeys((str(w.message), w.category) for w in notes):
+            warnings.warn(msg, category, stacklevel=2)
         self._seat_arg = seat
         self.episode = episode
         self.reward_mode = reward
@@ -107,8 +121,7 @@ class UnoAttackEnv(gymnasium.Env):
         self.observation_space = spaces.Box(-1.0, np.inf, shape=(OBS_SIZE,), dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.state = None
-        self.seat = 0 if seat == "random" else int(seat)
-        self._opponents: list = []  # agent k plays spec k; built at the first reset
+        self.seat = 0 if fixed_seat is None else fixed_seat
         self._agents: dict = {}  # seat -> agent, for this episode
         self._done = True
 
@@ -169,8 +182,6 @@ class UnoAttackEnv(gymnasium.Env):
         while True:
             if self._seat_arg == "random":
                 self.seat = int(self.np_random.integers(0, n))
-            if not self._opponents:
-                self._opponents = [Agent(spec) for spec in self._specs]
             # Spec k plays the k-th seat after the learner's (as VecEnv); the seeds
             # are drawn in seat order, and reset(seed) makes an agent play as a new
             # Agent(spec, seed) would.
@@ -211,7 +222,7 @@ class UnoAttackEnv(gymnasium.Env):
             self._done = True
             info = self._info()
             info["illegal_action"] = reason
-            return self.state.observation(self.seat), -1.0, True, False, info
+            return self.state.observation(self.seat), self.illegal_reward, True, False, info
         self.state.apply(a)
         reward, terminated, truncated = self._advance()
         self._done = terminated or truncated
@@ -251,7 +262,10 @@ class UnoAttackVectorEnv(VectorEnv):
     (``AutoresetMode.SAME_STEP``): a finished game is dealt anew within the step,
     the returned observation is the new episode's first, and the episode's last
     observation is in ``info["final_obs"]`` (an object array, ``None`` where no
-    episode ended; ``info["_final_obs"]`` marks the games). ``info["action_mask"]``
+    episode ended; ``info["_final_obs"]`` marks the games), and its info in
+    ``info["final_info"]`` (dicts with the learner's ``seat``, the episode's
+    ``winner``, -1 when truncated, and ``episode_len`` in decisions of every
+    seat; ``info["_final_info"]``). ``info["action_mask"]``
     (int8 [n, 98]) and ``info["seat"]`` (the learner's seat per game) come with
     every reset and step. Observations and infos are fresh arrays (copies of the
     Rust buffers), safe to keep.
@@ -275,8 +289,8 @@ class UnoAttackVectorEnv(VectorEnv):
     def __init__(
         self,
         num_envs: int = 16,
-        rules: Union[str, dict] = "attack-2010",
-        players: int = 4,
+        rules: Union[str, dict, Game] = "attack-2010",
+        players: Optional[int] = None,
         opponents: Union[str, Sequence[str]] = "random",
         seat: Union[int, str] = 0,
         episode: str = "round",
@@ -291,7 +305,7 @@ class UnoAttackVectorEnv(VectorEnv):
             raise ValueError("the vector env does not render: make it with render_mode=None")
         if seat == "rotate":
             learner = None
-        elif isinstance(seat, (int, np.integer)) and not isinstance(seat, bool):
+        elif isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)):
             learner = int(seat)
         else:
             raise ValueError(f"seat must be a seat number or 'rotate', not {seat!r}")
@@ -304,6 +318,7 @@ class UnoAttackVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
+        self._seat = self._env.seat.copy()  # the learner's seat in each game's episode
 
     @property
     def opponents(self):
@@ -320,12 +335,27 @@ class UnoAttackVectorEnv(VectorEnv):
         }
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
-        """Deals every game (from ``seed`` when given); returns ``(observations, infos)``."""
+        """Deals every game (from ``seed`` when given); returns ``(observations, infos)``.
+
+        ``seed`` is one int: game ``i``'s deals derive from it (a list of
+        per-game seeds is refused). Every game is dealt anew: ``options`` take
+        no keys (a partial reset, ``options["reset_mask"]``, is refused with
+        ValueError rather than resetting every game)."""
         self._check_open("reset")
-        super().reset(seed=seed)
+        if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))):
+            raise ValueError(
+                f"seed must be one int (every game's deals derive from it), not {type(seed).__name__}"
+            )
+        if options:
+            raise ValueError(
+                f"reset options {sorted(options)} are not supported: every game is dealt anew"
+                " (no partial reset)"
+            )
+        super().reset(seed=None if seed is None else int(seed))
         if seed is None:
             seed = int(self.np_random.integers(0, 2**63 - 1))
-        obs, _, _ = self._env.reset(seed=seed)
+        obs, _, _ = self._env.reset(seed=int(seed))
+        self._seat = self._env.seat.copy()
         return obs.copy(), self._info()
 
     def step(self, actions):
@@ -338,10 +368,19 @@ class UnoAttackVectorEnv(VectorEnv):
         info = self._info()
         if done.any():
             final = np.full(self.num_envs, None, dtype=object)
+            final_info = np.full(self.num_envs, None, dtype=object)
             for i in np.flatnonzero(done):
                 final[i] = self._env.final_obs[i].copy()
+                final_info[i] = {
+                    "seat": int(self._seat[i]),
+                    "winner": int(self._env.winner[i]),
+                    "episode_len": int(self._env.episode_len[i]),
+                }
             info["final_obs"] = final
             info["_final_obs"] = done
+            info["final_info"] = final_info
+            info["_final_info"] = done.copy()
+        self._seat = self._env.seat.copy()
         return (obs.copy(), reward.copy(), terminated.astype(bool), truncated.astype(bool), info)
 
     def _check_open(self, what: str) -> None:

@@ -1,5 +1,6 @@
 """PettingZoo AEC env: every seat is an agent (``player_0`` … ``player_{N-1}``).
 
+    import numpy as np
     from uno_attack.pettingzoo import env
     e = env(rules="attack-2010", players=4)
     e.reset(seed=0)
@@ -12,8 +13,12 @@ Observations are dicts ``{"observation": float32[OBS_SIZE], "action_mask":
 int8[98]}`` (the mask is all zeros for an agent not to act). Rewards are zero-sum
 and come at the end: of the round (``episode="round"``), or of each round
 (``reward="points"``) and of the match (``reward="win"``) with ``episode="match"``.
+A seat eliminated from a match (C-7 challenge scoring) is terminated then, with
+its match reward when ``reward="win"`` (a loss), and steps out with ``None``.
 ``env()`` adds PettingZoo's standard wrappers (an illegal move ends the game with
-reward -1 for the offender); ``raw_env`` raises ValueError on an illegal move.
+reward ``illegal_reward`` for the offender: by default -1 under ``reward="win"``
+and ``-deck_points / 100`` under ``"points"``, no better than any legal loss of a
+round); ``raw_env`` raises ValueError on an illegal move.
 
 ``state()`` is PettingZoo's global state for centralized training: the oracle
 (full-information) encoding seen from seat 0, ``float32[ORACLE_SIZE]``
@@ -32,15 +37,19 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ._core import NUM_ACTIONS, OBS_SIZE, ORACLE_SIZE, Game, State
-from ._checks import action_id, check_env_options
+from ._checks import action_id, check_env_options, illegal_penalty
 
 __all__ = ["env", "raw_env"]
 
 
-def env(**kwargs: Any) -> AECEnv:
-    """The AEC env with PettingZoo's standard wrappers (see :class:`raw_env` for arguments)."""
+def env(illegal_reward: Optional[float] = None, **kwargs: Any) -> AECEnv:
+    """The AEC env with PettingZoo's standard wrappers (see :class:`raw_env` for the
+    other arguments). An illegal move ends the game with ``illegal_reward`` for the
+    offender (default: -1 under ``reward="win"``, ``-deck_points / 100`` under
+    ``"points"``)."""
     e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    penalty = illegal_penalty(e.game, e.reward_mode, illegal_reward)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=penalty)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
     return e
@@ -50,8 +59,8 @@ class raw_env(AECEnv):
     """UNO Attack! for PettingZoo.
 
     Args:
-        rules: preset name, TOML path or text, or a dict (see :class:`uno_attack.Game`).
-        players: table size, 2..10.
+        rules: preset name, TOML path or text, a dict, or a :class:`uno_attack.Game`.
+        players: table size, 2..10 (default: the ``Game``'s, or 4).
         episode: ``"round"`` or ``"match"``.
         reward: ``"win"`` or ``"points"``.
         render_mode: ``None``, ``"ansi"`` or ``"human"``.
@@ -66,8 +75,8 @@ class raw_env(AECEnv):
 
     def __init__(
         self,
-        rules: Union[str, dict] = "attack-2010",
-        players: int = 4,
+        rules: Union[str, dict, Game] = "attack-2010",
+        players: Optional[int] = None,
         episode: str = "round",
         reward: str = "win",
         render_mode: Optional[str] = None,
@@ -115,6 +124,11 @@ class raw_env(AECEnv):
         if self._state is None:
             raise RuntimeError(f"{call} before reset(): call reset() first")
 
+    def _require_agent(self, call: str) -> None:
+        self._require_reset(call)
+        if not self.agents:
+            raise RuntimeError(f"{call} after the episode is over: call reset()")
+
     def observe(self, agent: str) -> dict:
         """``{"observation", "action_mask"}`` for ``agent``."""
         self._require_reset("observe()")
@@ -126,7 +140,7 @@ class raw_env(AECEnv):
 
     def last(self, observe: bool = True):
         """``(observation, cumulative reward, terminated, truncated, info)`` of ``agent_selection``."""
-        self._require_reset("last()")
+        self._require_agent("last()")
         return super().last(observe)
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
@@ -146,7 +160,7 @@ class raw_env(AECEnv):
 
     def step(self, action: Any) -> None:
         """Applies ``action`` (an int or a numpy integer: a float raises TypeError) for ``agent_selection``."""
-        self._require_reset("step()")
+        self._require_agent("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -172,7 +186,21 @@ class raw_env(AECEnv):
             st.next_round()
         if not st.is_round_over():
             self.agent_selection = self.possible_agents[st.current_player]
+            # C-7 challenge scoring: a seat eliminated by the round just scored is
+            # out of the match (a loss: its match reward now, as it will not be
+            # here at the end) and steps out before the next turn.
+            out = [a for a in self.agents
+                   if not self.terminations[a] and not st.is_active(self.agent_name_mapping[a])]
+            if out:
+                if self.reward_mode == "win":
+                    loss = -1.0 / (len(self.possible_agents) - 1)
+                    for a in out:
+                        self.rewards[a] += loss
+                for a in out:
+                    self.terminations[a] = True
         self._accumulate_rewards()
+        if any(self.terminations[a] for a in self.agents) and not st.is_round_over():
+            self._deads_step_first()
         if self.render_mode == "human":
             self.render()
 
