@@ -8,6 +8,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use uno_train::selfplay::{TrainConfig, Trainer};
 
+/// A second Ctrl-C or SIGTERM sooner than this after the first is taken as the
+/// same request (not "quit at once without saving").
+const DOUBLE_SIGNAL: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Flags of `train`; a flag given on the command line overrides `--config`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -160,14 +164,25 @@ pub fn run(a: Args) -> CmdResult {
     {
         let stop = stop.clone();
         let lock = a.out.join(uno_train::selfplay::LOCK_FILE);
+        let first = std::sync::OnceLock::new();
         let _ = ctrlc::set_handler(move || {
-            if stop.swap(true, Ordering::SeqCst) {
-                // Quitting at once skips the trainer's clean-up: release the
-                // run directory's lock here.
-                let _ = std::fs::remove_file(&lock);
-                std::process::exit(130);
+            if !stop.swap(true, Ordering::SeqCst) {
+                let _ = first.set(std::time::Instant::now());
+                eprintln!("\ninterrupted: saving a checkpoint (Ctrl-C again to quit at once)");
+                return;
             }
-            eprintln!("\ninterrupted: saving a checkpoint (Ctrl-C again to quit at once)");
+            // A repeat within a second is the same request delivered twice:
+            // coreutils `timeout` signals the process and then its group.
+            if first
+                .get()
+                .is_some_and(|t: &std::time::Instant| t.elapsed() < DOUBLE_SIGNAL)
+            {
+                return;
+            }
+            // Quitting at once skips the trainer's clean-up: release the
+            // run directory's lock here.
+            let _ = std::fs::remove_file(&lock);
+            std::process::exit(130);
         });
     }
     let total = trainer.config().steps;
