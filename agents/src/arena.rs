@@ -14,12 +14,19 @@
 //!
 //! # Seat rotation
 //!
-//! With `N` players and `K` agents (`K` must divide `N`), seat `s` of game `g`
-//! gets agent `((s + g) mod N) mod K`.
-//! With 2 agents at 4 seats that is A,B,A,B then B,A,B,A, ...; with 4 agents
-//! at 4 seats the four cyclic rotations. Over every block of `K` games each
-//! agent sits in each seat class once, so with `games` a multiple of `K` the
-//! seating is exactly balanced.
+//! With `N` players and `K` agents (`K` must divide `N`), the agents sit in a
+//! cyclic order repeated around the table, and seat `s` of game `g` gets the
+//! agent at position `(s + g) mod K` of the order (see [`Seating`]). With 2
+//! agents at 4 seats that is A,B,A,B then B,A,B,A, ...; with 4 agents at 4
+//! seats the four rotations of an order. Over every block of `K` games each
+//! agent sits in each seat class once.
+//!
+//! With 3 or more different agents the order matters too (who plays after
+//! whom), so the rotation blocks take turns over every distinct cyclic order
+//! of the agents (A,B,C and A,C,B; one order for A,X,X,X): over `K · M`
+//! games (`M` orders, [`Seating::block`]) the seating is exactly balanced,
+//! and the results do not depend on the order the agents were listed in.
+//! Past [`MAX_ORDERS`] orders each block's order is drawn from the seed.
 
 use crate::agent::{Agent, mix_seed};
 use crate::error::AgentError;
@@ -70,10 +77,148 @@ impl ArenaConfig {
 /// Progress callback: `(games done, games in total)`.
 pub type Progress<'a> = &'a (dyn Fn(u64, u64) + Sync);
 
-/// The agent index sitting in `seat` in game `game` (see the module docs);
-/// 0 when `players` or `agents` is 0 (no table to seat).
-pub fn seat_assignment(players: usize, agents: usize, game: u64, seat: usize) -> usize {
-    ((seat as u64 + game) % players.max(1) as u64) as usize % agents.max(1)
+/// The most cyclic orders of the agents an arena plays in turn (K = 6
+/// different agents have 120); with more, each block's order is drawn from
+/// the seed.
+pub const MAX_ORDERS: usize = 120;
+
+/// Who sits where in every game of an arena (see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seating {
+    /// Each agent's class: the rank of its name among the distinct names.
+    class: Vec<usize>,
+    /// The cyclic orders played in turn, as the agent at each position; empty
+    /// when there are more than [`MAX_ORDERS`] (then each block draws one).
+    orders: Vec<Vec<usize>>,
+    /// Seeds the drawn orders.
+    seed: u64,
+}
+
+impl Seating {
+    /// The seating of the agents named `names` for master `seed`. Equal names
+    /// are the same agent: their order among themselves does not count.
+    ///
+    /// With one cyclic order (two different agents, or one and copies of
+    /// another) it is the order listed. With more, the orders are the
+    /// agents' names' distinct arrangements up to rotation, in sorted order,
+    /// so every rotation block seats the same names whatever order they were
+    /// listed in.
+    pub fn new(names: &[String], seed: u64) -> Self {
+        let mut distinct: Vec<&String> = names.iter().collect();
+        distinct.sort();
+        distinct.dedup();
+        let class: Vec<usize> = names
+            .iter()
+            .map(|n| distinct.binary_search(&n).unwrap_or(0))
+            .collect();
+        let mut seating = Seating {
+            class: class.clone(),
+            orders: vec![(0..names.len()).collect()],
+            seed,
+        };
+        // Every necklace has a rotation that starts with the smallest class:
+        // arrange the others after it, each multiset permutation once, and
+        // keep each arrangement's smallest rotation.
+        let mut rest = class;
+        rest.sort_unstable();
+        let first = rest.first().copied();
+        let mut keys = std::collections::BTreeSet::new();
+        if let Some(first) = first {
+            rest.remove(0);
+            loop {
+                let seq: Vec<usize> = std::iter::once(first).chain(rest.iter().copied()).collect();
+                keys.insert(
+                    (0..seq.len())
+                        .map(|r| {
+                            seq[r..]
+                                .iter()
+                                .chain(&seq[..r])
+                                .copied()
+                                .collect::<Vec<_>>()
+                        })
+                        .min()
+                        .unwrap_or_default(),
+                );
+                if keys.len() > MAX_ORDERS || !next_permutation(&mut rest) {
+                    break;
+                }
+            }
+        }
+        if keys.len() > MAX_ORDERS {
+            seating.orders.clear();
+        } else if keys.len() > 1 {
+            seating.orders = keys.iter().map(|seq| seating.agents_of(seq)).collect();
+        }
+        seating
+    }
+
+    /// The agents for a sequence of classes: a class's agents take its places
+    /// in list order.
+    fn agents_of(&self, classes: &[usize]) -> Vec<usize> {
+        let mut taken = vec![0usize; self.class.len()];
+        classes
+            .iter()
+            .map(|&c| {
+                let a = (0..self.class.len())
+                    .filter(|&a| self.class[a] == c)
+                    .nth(taken[c])
+                    .unwrap_or(0);
+                taken[c] += 1;
+                a
+            })
+            .collect()
+    }
+
+    /// Games over which every agent sits in every seat class, in every cyclic
+    /// order, equally: `K` times the number of orders (`K` when they are drawn).
+    pub fn block(&self) -> u64 {
+        (self.class.len() * self.orders.len().max(1)) as u64
+    }
+
+    /// The number of distinct cyclic orders played in turn (0 when drawn at random).
+    pub fn orders(&self) -> usize {
+        self.orders.len()
+    }
+
+    /// The agent (index in the list) in `seat` in game `game` (0 with no agents).
+    pub fn agent_at(&self, game: u64, seat: usize) -> usize {
+        let k = self.class.len() as u64;
+        if k == 0 {
+            return 0;
+        }
+        let pos = ((seat as u64 + game) % k) as usize;
+        let block = game / k;
+        match self.orders.len() {
+            0 => self.drawn_order(block)[pos],
+            m => self.orders[(block % m as u64) as usize][pos],
+        }
+    }
+
+    /// The order of rotation block `block` when they are drawn: a shuffle of
+    /// the classes seeded from the master seed and the block.
+    fn drawn_order(&self, block: u64) -> Vec<usize> {
+        let mut classes = self.class.clone();
+        classes.sort_unstable();
+        let mut z = mix_seed(self.seed ^ 0x0DE2_5EA7, block);
+        for i in (1..classes.len()).rev() {
+            z = mix_seed(z, i as u64);
+            classes.swap(i, (z % (i as u64 + 1)) as usize);
+        }
+        self.agents_of(&classes)
+    }
+}
+
+/// Steps `v` to its next lexicographic permutation; false (and `v` sorted)
+/// after the last.
+fn next_permutation(v: &mut [usize]) -> bool {
+    let Some(i) = (1..v.len()).rev().find(|&i| v[i - 1] < v[i]) else {
+        v.reverse();
+        return false;
+    };
+    let j = (i..v.len()).rev().find(|&j| v[j] > v[i - 1]).unwrap_or(i);
+    v.swap(i - 1, j);
+    v[i..].reverse();
+    true
 }
 
 /// Results of one agent.
@@ -95,8 +240,8 @@ pub struct AgentResult {
     pub chance: f64,
     /// Mean points won per game (the round winner scores every card left in the other hands).
     pub points_won: f64,
-    /// Mean points left in its hand per seat in games that seat did not win
-    /// (`None`, JSON `null`, when its seats won every game).
+    /// Mean points left in its hands per seat in games it did not win
+    /// (`None`, JSON `null`, when it won every game).
     pub points_held: Option<f64>,
     /// Mean rank per seat (1 = went out; others by cards then points left; ties share the mean rank).
     pub mean_rank: f64,
@@ -174,18 +319,20 @@ impl Tally {
     }
 
     /// Adds game `g`'s outcome to its agents' sums.
-    fn add(&mut self, g: u64, o: &Outcome) {
-        let (k, n) = (self.wins.len(), o.rank.len());
+    fn add(&mut self, seating: &Seating, g: u64, o: &Outcome) {
         self.truncated += o.truncated as u64;
         self.decisions += o.decisions as u64;
+        let winner = o.winner.map(|w| seating.agent_at(g, w));
         for (s, (&r, &h)) in o.rank.iter().zip(&o.held).enumerate() {
-            let a = seat_assignment(n, k, g, s);
+            let a = seating.agent_at(g, s);
             self.rank[a] += r;
             if o.winner == Some(s) {
                 self.wins[a] += 1;
                 self.pts[a] += o.points as u64;
                 self.by_seat[a][s] += 1;
-            } else {
+            } else if winner != Some(a) {
+                // Points held count in games the agent did not win (its other
+                // seats in a game it won are not losses).
                 self.held[a] += h as u64;
                 self.held_n[a] += 1;
             }
@@ -221,18 +368,19 @@ fn build_seats(specs: &[AgentSpec], per: usize) -> Result<Seats, AgentError> {
 fn play_one(
     game: &Game,
     seats: &mut Seats,
-    k: usize,
+    seating: &Seating,
     seed: u64,
     g: u64,
 ) -> Result<Outcome, AgentError> {
     let n = game.num_players();
+    let k = seats.len();
     // One deal per rotation block of `k` games (see the module docs).
     let mut state = game.new_state_on_stream(seed, g / k as u64);
     // Which instance plays each seat.
     let mut used = vec![0usize; k];
     let mut who = Vec::with_capacity(n);
     for s in 0..n {
-        let a = seat_assignment(n, k, g, s);
+        let a = seating.agent_at(g, s);
         who.push((a, used[a]));
         used[a] += 1;
     }
@@ -320,39 +468,53 @@ fn run_on(
     let n = cfg.players;
     let k = cfg.agents.len();
     let per = n / k;
-    // Fail early (and with a clear error) if an agent cannot be built.
-    build_seats(&cfg.agents, 1)?;
+    let names: Vec<String> = cfg.agents.iter().map(|a| a.to_string()).collect();
+    let seating = Seating::new(&names, cfg.seed);
+    // Every worker thread's agents, built once (a network loaded once per
+    // thread, not per piece of work), and any error at once.
+    let seat_sets: Vec<std::sync::Mutex<Seats>> = (0..pool.current_num_threads())
+        .map(|_| build_seats(&cfg.agents, per).map(std::sync::Mutex::new))
+        .collect::<Result<_, _>>()?;
     // Each thread adds its games into its own tally (memory does not grow
     // with the number of games); the tallies are sums of whole numbers and
     // halves, exact in any order, so any thread count gives the same report.
     let t: Tally = pool.install(|| {
         (0..cfg.games)
             .into_par_iter()
-            .map_init(
-                || build_seats(&cfg.agents, per),
-                |seats, g| {
-                    let seats = seats
-                        .as_mut()
-                        .map_err(|e| AgentError::ThreadPool(e.to_string()))?;
-                    let o = play_one(game, seats, k, cfg.seed, g);
-                    let d = done.fetch_add(1, Ordering::Relaxed) as u64 + 1;
-                    if let Some(p) = progress {
-                        p(d, total);
-                    }
-                    o.map(|o| (g, o))
-                },
-            )
+            .map(|g| {
+                // Each thread uses its own agents. They are busy only when this
+                // thread took this game while inside another (an agent that
+                // runs rayon work of its own): that game gets agents of its
+                // own, and as every seat is reseeded per game the result is
+                // the same.
+                let i = rayon::current_thread_index().unwrap_or(0) % seat_sets.len();
+                let o = match seat_sets[i].try_lock() {
+                    Ok(mut seats) => play_one(game, &mut seats, &seating, cfg.seed, g),
+                    Err(std::sync::TryLockError::WouldBlock) => play_one(
+                        game,
+                        &mut build_seats(&cfg.agents, per)?,
+                        &seating,
+                        cfg.seed,
+                        g,
+                    ),
+                    Err(e) => return Err(AgentError::ThreadPool(e.to_string())),
+                };
+                let d = done.fetch_add(1, Ordering::Relaxed) as u64 + 1;
+                if let Some(p) = progress {
+                    p(d, total);
+                }
+                o.map(|o| (g, o))
+            })
             .try_fold(
                 || Tally::new(k, n),
                 |mut t, r| {
                     let (g, o) = r?;
-                    t.add(g, &o);
+                    t.add(&seating, g, &o);
                     Ok::<_, AgentError>(t)
                 },
             )
             .try_reduce(|| Tally::new(k, n), |a, b| Ok(a.merge(b)))
     })?;
-    let names: Vec<String> = cfg.agents.iter().map(|a| a.to_string()).collect();
     let Tally {
         wins,
         pts,

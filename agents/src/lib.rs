@@ -26,8 +26,8 @@ pub mod view;
 
 pub use agent::Agent;
 pub use arena::{
-    AgentResult, ArenaConfig, ArenaReport, LeagueConfig, LeagueEntry, LeagueReport, Progress,
-    WinDiff, run_arena, run_league, seat_assignment,
+    AgentResult, ArenaConfig, ArenaReport, LeagueConfig, LeagueEntry, LeagueReport, MAX_ORDERS,
+    Progress, Seating, WinDiff, run_arena, run_league,
 };
 pub use error::AgentError;
 pub use heuristic::{Heuristic, HeuristicParams};

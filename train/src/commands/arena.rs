@@ -98,16 +98,26 @@ pub fn run(a: Args) -> CmdResult {
         eprintln!("{note}");
     }
     // Each block of K games (K agents; 2 per league pairing) seats every
-    // agent in every seat class once: a part block tilts the seating.
-    let block = if league.is_some() { 2 } else { k as u64 };
+    // agent in every seat class once, and with several cyclic orders of the
+    // agents a block of K · orders games plays each: a part block tilts the
+    // seating.
+    let seating = uno_agents::Seating::new(
+        &arena
+            .agents
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>(),
+        arena.seed,
+    );
+    let block = if league.is_some() { 2 } else { seating.block() };
     if !a.games.is_multiple_of(block) {
         eprintln!(
             "note: {} games is not a multiple of {block} ({}): every agent sits in every seat equally only over whole blocks of {block} games",
             a.games,
-            if league.is_some() {
-                "the agents of a pairing"
-            } else {
-                "the number of agents"
+            match (league.is_some(), seating.orders()) {
+                (true, _) => "the agents of a pairing".to_string(),
+                (false, 0 | 1) => "the number of agents".to_string(),
+                (false, m) => format!("{k} agents in {m} cyclic orders"),
             }
         );
     }
