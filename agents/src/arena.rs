@@ -238,7 +238,10 @@ pub struct AgentResult {
     pub win_ci: [f64; 2],
     /// The chance level of the win rate (seats held / players).
     pub chance: f64,
-    /// Mean points won per game (the round winner scores every card left in the other hands).
+    /// Mean points won per game: the points of every card left in the other
+    /// hands when it won (C-6 standard scoring; under penalty or challenge
+    /// scoring, C-7, the winner scores nothing and this is what the others
+    /// are charged).
     pub points_won: f64,
     /// Mean points left in its hands per seat in games it did not win
     /// (`None`, JSON `null`, when it won every game).

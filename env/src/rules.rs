@@ -146,6 +146,7 @@ pub enum LauncherModel {
     /// `(0.20, 0.20, 0.55, 1.00)`.
     Hazard {
         /// Firing probability by misses since the last firing.
+        #[serde(default = "default_hazard")]
         hazard: Vec<f64>,
         /// Cards per firing.
         #[serde(default)]
@@ -153,7 +154,8 @@ pub enum LauncherModel {
     },
     /// Memoryless: fires with probability `p`.
     Bernoulli {
-        /// Firing probability.
+        /// Firing probability (default 0.35).
+        #[serde(default = "default_p")]
         p: f64,
         /// Cards per firing.
         #[serde(default)]
@@ -162,9 +164,11 @@ pub enum LauncherModel {
     /// Replays a fixed pattern of firing presses (1-based indices within
     /// `period`), restarting on every refill.
     Pattern {
-        /// Presses that fire, 1-based.
+        /// Presses that fire, 1-based (default: the 96-press list).
+        #[serde(default = "default_fires")]
         fires: Vec<u16>,
-        /// Length of the pattern.
+        /// Length of the pattern (default 96).
+        #[serde(default = "default_period")]
         period: u16,
         /// Cards per firing.
         #[serde(default)]
@@ -180,11 +184,34 @@ pub enum LauncherModel {
     },
 }
 
+/// The `hazard` model's default firing probabilities.
+fn default_hazard() -> Vec<f64> {
+    vec![0.20, 0.20, 0.55, 1.00]
+}
+
+/// The `bernoulli` model's default firing probability.
+fn default_p() -> f64 {
+    0.35
+}
+
+/// The `pattern` model's default firing presses (`shared/notes/launcher.md`).
+fn default_fires() -> Vec<u16> {
+    vec![
+        2, 6, 9, 13, 17, 21, 24, 26, 27, 29, 32, 36, 37, 41, 44, 47, 48, 51, 54, 57, 58, 62, 66,
+        69, 72, 73, 77, 81, 84, 85, 88, 92, 93, 96,
+    ]
+}
+
+/// The `pattern` model's default period.
+fn default_period() -> u16 {
+    96
+}
+
 impl LauncherModel {
     /// The `hazard` default model.
     pub fn hazard() -> Self {
         LauncherModel::Hazard {
-            hazard: vec![0.20, 0.20, 0.55, 1.00],
+            hazard: default_hazard(),
             cards: CardCount::default(),
         }
     }
@@ -192,7 +219,7 @@ impl LauncherModel {
     /// The memoryless model with p = 0.35.
     pub fn bernoulli() -> Self {
         LauncherModel::Bernoulli {
-            p: 0.35,
+            p: default_p(),
             cards: CardCount::default(),
         }
     }
@@ -200,11 +227,8 @@ impl LauncherModel {
     /// The 96-press pattern listed in `shared/notes/launcher.md`.
     pub fn pattern() -> Self {
         LauncherModel::Pattern {
-            fires: vec![
-                2, 6, 9, 13, 17, 21, 24, 26, 27, 29, 32, 36, 37, 41, 44, 47, 48, 51, 54, 57, 58,
-                62, 66, 69, 72, 73, 77, 81, 84, 85, 88, 92, 93, 96,
-            ],
-            period: 96,
+            fires: default_fires(),
+            period: default_period(),
             cards: CardCount::default(),
         }
     }

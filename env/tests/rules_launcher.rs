@@ -190,6 +190,15 @@ fn l1_launcher_model_from_toml() {
             assert!(k <= 4);
         }
     }
+    // A model named alone takes the documented defaults (L-1, docs/env.md):
+    // `model = "pattern"` is the 96-press list, as `LauncherModel::by_name`.
+    for name in ["hazard", "bernoulli", "pattern", "draw-one"] {
+        let r = Rules::from_toml_str(&format!(
+            "preset = \"attack-modern\"\n[launcher]\nmodel = \"{name}\"\n"
+        ))
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(Some(r.launcher), LauncherModel::by_name(name), "{name}");
+    }
     assert!(
         Rules::from_toml_str("preset = \"attack-modern\"\n[launcher]\nmodel = \"catapult\"\n")
             .is_err()
