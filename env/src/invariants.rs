@@ -100,8 +100,32 @@ impl Game {
                 if s.phase == Phase::MatchOver && s.match_winner().is_none() {
                     return Err("match over with no winner".into());
                 }
+                // C-6 / C-7: the round's points are the cards left in hands: the
+                // winner scores them all, or (penalty and challenge scoring)
+                // each other seat is charged its own; a round cut short scores 0.
+                let winner_scores = self.rules().options.scoring == crate::rules::Scoring::Winner;
+                for p in 0..n {
+                    let want = match s.round_winner() {
+                        Some(w) if p == w && winner_scores => (0..n)
+                            .filter(|&q| q != w)
+                            .map(|q| self.points(s.hands[q]))
+                            .sum(),
+                        Some(w) if p != w && !winner_scores => self.points(s.hands[p]),
+                        _ => 0,
+                    }
+                    .min(u32::from(u16::MAX));
+                    if u32::from(s.round_points[p]) != want {
+                        return Err(format!(
+                            "seat {p} scored {} points this round, the cards left say {want} (C-6)",
+                            s.round_points[p]
+                        ));
+                    }
+                }
             }
             phase => {
+                if s.round_points.iter().any(|&p| p != 0) {
+                    return Err("round points set while the round goes on".into());
+                }
                 let c = s.current as usize;
                 if c >= n || !s.is_active(c) {
                     return Err(format!("current seat {c} is not an active seat"));

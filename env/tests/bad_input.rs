@@ -113,6 +113,64 @@ fn states_edited_into_impossible_positions_fail_the_invariant_check() {
 }
 
 #[test]
+fn lost_duplicated_or_miscounted_cards_and_wrong_round_points_fail_the_invariant_check() {
+    let game = Game::new(Rules::preset("classic").unwrap(), 2).unwrap();
+    let s = game.new_state(3);
+    let j = s.to_json();
+    let hands = |h: [u128; 2]| {
+        let mut all = vec!["0".to_string(); 10];
+        all[0] = h[0].to_string();
+        all[1] = h[1].to_string();
+        format!("[{}]", all.join(","))
+    };
+    let (h0, h1) = (s.hand(0), s.hand(1));
+    let low = h0 & h0.wrapping_neg();
+    let mut played: Vec<String> = s.played_counts().iter().map(|c| c.to_string()).collect();
+    played[0] = (s.played_counts()[0] + 1).to_string();
+    let in_hand = h0.trailing_zeros().to_string();
+    for (field, val, want) in [
+        // C-1: every card in exactly one place.
+        ("hands", hands([h0 & !low, h1]), "card conservation"),
+        ("hands", hands([h0, h1 | low]), "also elsewhere"),
+        ("played", format!("[{}]", played.join(",")), "played counts"),
+        ("top", in_hand, "top card is not on the discard pile"),
+        // No round points while a round goes on.
+        (
+            "round_points",
+            "[5,0,0,0,0,0,0,0,0,0]".to_string(),
+            "round points set",
+        ),
+    ] {
+        let e = game
+            .check_invariants(&State::from_json(&set_field(&j, field, &val)).unwrap())
+            .unwrap_err();
+        assert!(e.contains(want), "{field}: {e}");
+    }
+    // C-6: a finished round's points are the cards left in the other hands.
+    let mut s = game.new_state(3);
+    while !s.is_round_over() {
+        let a = game.legal_actions(&s)[0];
+        game.apply(&mut s, a).unwrap();
+    }
+    let w = s.round_winner().unwrap();
+    let pts = s.round_points()[w];
+    assert_eq!(pts, game.points(s.hand(1 - w)));
+    let mut rp = vec!["0".to_string(); 10];
+    rp[w] = (pts + 1).to_string();
+    let e = game
+        .check_invariants(
+            &State::from_json(&set_field(
+                &s.to_json(),
+                "round_points",
+                &format!("[{}]", rp.join(",")),
+            ))
+            .unwrap(),
+        )
+        .unwrap_err();
+    assert!(e.contains("the cards left say"), "{e}");
+}
+
+#[test]
 fn a_round_just_scored_with_a_total_at_the_target_fails_the_invariant_check() {
     // C-7: a total at the target ends the match, so a round-over state (the
     // match not over) edited to hold one is impossible: `next_round` would

@@ -72,36 +72,43 @@ struct Report {
     launcher_misses: u64,
     launcher_cards_fired: u64,
     cards_drawn_from_pile: u64,
+    /// Rounds in which a check failed (or a legal action was refused), each
+    /// counted once: such a round stops there and counts in no other figure.
     invariant_violations: u64,
     first_violation: Option<String>,
 }
 
-fn simulate(game: &Game, a: &Args) -> Report {
+/// The invariant check `simulate` runs after the deal and every action.
+type Check<'a> = dyn Fn(&Game, &uno_env::State) -> Result<(), String> + 'a;
+
+fn simulate(game: &Game, a: &Args, check: &Check<'_>) -> Report {
     let n = game.num_players();
     let mut stats = Stats::default();
     let mut wins = vec![0u64; n];
     let (mut decisions, mut max_d, mut truncated, mut violations, mut points) =
         (0u64, 0u32, 0u64, 0u64, 0u64);
     let mut first_violation = None;
-    for g in 0..a.games {
+    'rounds: for g in 0..a.games {
         let mut s = game.new_state_on_stream(a.seed, g);
         let mut pick = Picker::new(a.seed, g);
-        let mut check = |s: &uno_env::State, what: &str| {
-            if let Err(e) = game.check_invariants(s) {
+        let mut what = "after the deal".to_string();
+        loop {
+            if let Err(e) = check(game, &s) {
                 violations += 1;
                 first_violation.get_or_insert_with(|| format!("round {g}, {what}: {e}"));
+                continue 'rounds;
             }
-        };
-        check(&s, "after the deal");
-        while !s.is_round_over() {
+            if s.is_round_over() {
+                break;
+            }
             let a = pick.pick(game.legal_mask(&s));
             if let Err(e) = game.apply_with(&mut s, a, &mut stats) {
                 violations += 1;
                 first_violation
                     .get_or_insert_with(|| format!("round {g}: legal action refused: {e}"));
-                break;
+                continue 'rounds;
             }
-            check(&s, &uno_env::action_name(a));
+            what = uno_env::action_name(a);
         }
         decisions += s.decisions() as u64;
         max_d = max_d.max(s.decisions());
@@ -139,7 +146,7 @@ fn simulate(game: &Game, a: &Args) -> Report {
 /// Runs `simulate`.
 pub fn run(a: Args) -> CmdResult {
     let game = load_game(&a.rules, a.players)?;
-    let r = simulate(&game, &a);
+    let r = simulate(&game, &a, &|g, s| g.check_invariants(s));
     if a.json {
         println!(
             "{}",
@@ -174,7 +181,10 @@ pub fn run(a: Args) -> CmdResult {
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
         println!("cards played by kind: {}", kinds.join(" "));
-        println!("invariant violations: {}", r.invariant_violations);
+        println!(
+            "invariant violations: {} (rounds, each stopped at its first)",
+            r.invariant_violations
+        );
         if let Some(v) = &r.first_violation {
             println!("first violation: {v}");
         }
@@ -183,4 +193,63 @@ pub fn run(a: Args) -> CmdResult {
         return Err(format!("{} invariant violations", r.invariant_violations));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(games: u64) -> Args {
+        Args {
+            rules: "classic".into(),
+            players: 2,
+            games,
+            seed: 4,
+            json: true,
+        }
+    }
+
+    #[test]
+    fn a_failing_check_counts_each_round_once_and_names_the_first() {
+        let game = load_game("classic", 2).unwrap();
+        let clean = simulate(&game, &args(20), &|g, s| g.check_invariants(s));
+        assert_eq!(
+            (clean.invariant_violations, clean.first_violation),
+            (0, None)
+        );
+        // A check that fails from the 5th decision of every round on.
+        let late = simulate(&game, &args(20), &|_, s| {
+            if s.decisions() >= 5 {
+                Err(format!("planted at {}", s.decisions()))
+            } else {
+                Ok(())
+            }
+        });
+        assert_eq!(late.invariant_violations, 20);
+        assert!(
+            late.first_violation
+                .as_deref()
+                .is_some_and(|v| v.starts_with("round 0, ") && v.ends_with(": planted at 5")),
+            "{:?}",
+            late.first_violation
+        );
+        // A stopped round counts in no other figure.
+        assert_eq!(
+            (late.truncated, late.wins_by_seat.iter().sum::<u64>()),
+            (0, 0)
+        );
+        // A check that fails once (its 30th call, in some round): one
+        // violation, and every other round played out.
+        let calls = std::cell::Cell::new(0u32);
+        let once = simulate(&game, &args(20), &|g, s| {
+            calls.set(calls.get() + 1);
+            if calls.get() == 30 {
+                Err("planted once".into())
+            } else {
+                g.check_invariants(s)
+            }
+        });
+        assert_eq!(once.invariant_violations, 1);
+        assert_eq!(once.wins_by_seat.iter().sum::<u64>() + once.truncated, 19);
+    }
 }
