@@ -25,6 +25,21 @@ pub trait Agent {
         }
     }
 
+    /// [`Agent::act_batch`] with each row's randomness from its own seed
+    /// (`seeds[i]`), so what a row draws does not depend on the other rows of
+    /// the batch. The default ignores the seeds: agents that draw nothing, or
+    /// that play one game each, need them not.
+    fn act_batch_seeded(
+        &mut self,
+        game: &Game,
+        states: &[&State],
+        seats: &[usize],
+        _seeds: &[u64],
+        out: &mut [usize],
+    ) {
+        self.act_batch(game, states, seats, out)
+    }
+
     /// Starts a new game: reseeds the agent's generator and forgets any memory.
     fn reset(&mut self, _seed: u64) {}
 }
@@ -38,6 +53,16 @@ impl<A: Agent + ?Sized> Agent for Box<A> {
     }
     fn act_batch(&mut self, game: &Game, states: &[&State], seats: &[usize], out: &mut [usize]) {
         (**self).act_batch(game, states, seats, out)
+    }
+    fn act_batch_seeded(
+        &mut self,
+        game: &Game,
+        states: &[&State],
+        seats: &[usize],
+        seeds: &[u64],
+        out: &mut [usize],
+    ) {
+        (**self).act_batch_seeded(game, states, seats, seeds, out)
     }
     fn reset(&mut self, seed: u64) {
         (**self).reset(seed)

@@ -433,6 +433,7 @@ impl SoloVecEnv {
         let n = game.num_players();
         let mut idx = Vec::new();
         let mut seats = Vec::new();
+        let mut seeds = Vec::new();
         let mut acts = Vec::new();
         loop {
             let mut any = false;
@@ -440,14 +441,23 @@ impl SoloVecEnv {
                 let agent = agent.get();
                 idx.clear();
                 seats.clear();
+                seeds.clear();
                 for (i, slot) in slots.iter().enumerate() {
-                    if let Some(p) = slot.state.current_player()
-                        && !slot.ready
-                        && p != slot.learner
-                        && batched_at[position(p, slot.learner, n) - 1] == Some(k)
-                    {
+                    let Some(p) = slot.state.current_player() else {
+                        continue;
+                    };
+                    let pos = position(p, slot.learner, n);
+                    if !slot.ready && p != slot.learner && batched_at[pos - 1] == Some(k) {
                         idx.push(i);
                         seats.push(p);
+                        // A sampling network draws each decision from the
+                        // episode, game, seat and decision, as the per-game
+                        // agents are seeded: no row depends on the batch.
+                        let ep_seed = episode_seed(*seed, slot.episode);
+                        seeds.push(mix_seed(
+                            agent_seed(ep_seed, i, pos),
+                            u64::from(slot.state.decisions()),
+                        ));
                     }
                 }
                 if idx.is_empty() {
@@ -457,7 +467,7 @@ impl SoloVecEnv {
                 acts.clear();
                 acts.resize(idx.len(), 0);
                 let states: Vec<&State> = idx.iter().map(|&i| &slots[i].state).collect();
-                agent.act_batch(game, &states, &seats, &mut acts);
+                agent.act_batch_seeded(game, &states, &seats, &seeds, &mut acts);
                 drop(states);
                 for ((&i, &a), &p) in idx.iter().zip(&acts).zip(&seats) {
                     ctx.apply(&mut slots[i], &mut out, i, i, a)

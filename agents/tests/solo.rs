@@ -295,6 +295,42 @@ fn a_network_opponent_plays_in_batches_deterministically() {
     assert!(checked > 3000, "{checked}");
 }
 
+/// Game 0's states over 200 learner steps in an env of `n` games.
+#[cfg(feature = "neural")]
+fn game0(n: usize, opponent: &AgentSpec) -> Vec<uno_env::State> {
+    let mut env = SoloVecEnv::new(
+        config("classic", 2),
+        n,
+        3,
+        1,
+        std::slice::from_ref(opponent),
+        Some(0),
+    )
+    .unwrap();
+    let mut buf = Buffers::new(n);
+    env.reset(buf.batch()).unwrap();
+    (0..200)
+        .map(|t| {
+            env.step(&pick(&buf, n, t)[..n], buf.batch()).unwrap();
+            env.state(0).clone()
+        })
+        .collect()
+}
+
+#[cfg(feature = "neural")]
+#[test]
+fn a_sampling_network_opponent_plays_each_game_alike_in_any_batch() {
+    // Each row draws from its own episode, game, seat and decision: game 0
+    // plays the same alone or among seven others (it used to share one
+    // generator in batch order and diverge within ten steps).
+    uno_agents::neural::register();
+    let sampling = spec(&format!("{}?sample", checkpoint("classic-2p")));
+    let alone = game0(1, &sampling);
+    assert_eq!(alone, game0(8, &sampling));
+    // ... and it does sample: the greedy network plays otherwise.
+    assert_ne!(alone, game0(1, &spec(&checkpoint("classic-2p"))));
+}
+
 #[test]
 fn a_heuristic_learner_wins_about_half_against_the_heuristic() {
     // Heuristic vs heuristic at 2 players, learner seat rotating: the

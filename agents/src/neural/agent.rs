@@ -144,6 +144,36 @@ impl Agent for NeuralAgent {
     }
 
     fn act_batch(&mut self, game: &Game, states: &[&State], seats: &[usize], out: &mut [usize]) {
+        self.batch(game, states, seats, None, out);
+    }
+
+    fn act_batch_seeded(
+        &mut self,
+        game: &Game,
+        states: &[&State],
+        seats: &[usize],
+        seeds: &[u64],
+        out: &mut [usize],
+    ) {
+        self.batch(game, states, seats, Some(seeds), out);
+    }
+
+    fn reset(&mut self, seed: u64) {
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
+    }
+}
+
+impl NeuralAgent {
+    /// One forward pass for every row; a sampling agent draws row `i` from
+    /// `seeds[i]` when given, else from its own generator in row order.
+    fn batch(
+        &mut self,
+        game: &Game,
+        states: &[&State],
+        seats: &[usize],
+        seeds: Option<&[u64]>,
+        out: &mut [usize],
+    ) {
         let n = states.len();
         let mut obs = vec![0.0; n * OBS_SIZE];
         let mut mask = vec![false; n * NUM_ACTIONS];
@@ -164,19 +194,16 @@ impl Agent for NeuralAgent {
         let ok = self.policy.act_batch(&obs, &mask, n, &mut logits).is_ok();
         for (i, (o, &m)) in out.iter_mut().zip(&legal).enumerate() {
             let row = i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS;
-            *o = choose(
-                self.sample,
-                &mut self.rng,
-                ok,
-                &logits[row.clone()],
-                &mask[row],
-                m,
-            );
+            let mut own;
+            let rng = match seeds.and_then(|s| s.get(i)) {
+                Some(&seed) if self.sample => {
+                    own = ChaCha8Rng::seed_from_u64(seed);
+                    &mut own
+                }
+                _ => &mut self.rng,
+            };
+            *o = choose(self.sample, rng, ok, &logits[row.clone()], &mask[row], m);
         }
-    }
-
-    fn reset(&mut self, seed: u64) {
-        self.rng = ChaCha8Rng::seed_from_u64(seed);
     }
 }
 
