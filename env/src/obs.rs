@@ -476,6 +476,40 @@ pub fn encode_oracle(
     Ok(())
 }
 
+/// The range every value of [`encode_oracle`]'s vector (and so of
+/// [`encode`]'s, its first [`OBS_SIZE`] values) can take in `game`: `(low,
+/// high)`, each [`ORACLE_SIZE`] long, no range empty. Counts of a face go up
+/// to the deck's copies of it (1 for a face it lacks), hand sizes to the deck's size, scores (C-7) to the target
+/// plus the whole deck's points (a match's last round, or a seat it
+/// eliminated), and the stack, the last press and the cards taken to their
+/// fields' limits; the direction is the only value below 0.
+pub fn bounds(game: &Game) -> (Vec<f32>, Vec<f32>) {
+    let mut low = vec![0.0f32; ORACLE_SIZE];
+    let mut high = vec![1.0f32; ORACLE_SIZE];
+    // A face the deck lacks keeps 1, so that no range is empty (its count is always 0).
+    let copies: Vec<f32> = crate::card::Face::all()
+        .map(|f| game.cards_of_face(f).count_ones().max(1) as f32)
+        .collect();
+    high[HAND..HAND + NUM_FACES].copy_from_slice(&copies);
+    high[PLAYED..PLAYED + NUM_FACES].copy_from_slice(&copies);
+    for rest in high[OBS_SIZE..ORACLE_SIZE].chunks_mut(NUM_FACES) {
+        rest.copy_from_slice(&copies);
+    }
+    high[PENDING] = f32::from(u8::MAX) / 10.0;
+    low[PENDING + 1] = -1.0;
+    let target = game.rules().options.target_score as f32;
+    let score = (target + game.points(game.all_cards()) as f32) / target;
+    for row in high[SEATS..PLAYED].chunks_mut(SEAT_FEATURES) {
+        row[2] = game.deck_size() as f32 / 10.0;
+        row[3] = score;
+    }
+    high[SUPPLY + 6] = f32::from(u8::MAX) / 12.0;
+    for row in high[HISTORY..OBS_SIZE].chunks_mut(HISTORY_FEATURES) {
+        row[HISTORY_FEATURES - 1] = TENTHS[TAKEN_MAX as usize];
+    }
+    (low, high)
+}
+
 /// A readable dump of an observation, piece by piece (non-zero values only).
 pub fn describe(obs: &[f32]) -> String {
     let mut out = String::new();

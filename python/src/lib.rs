@@ -556,6 +556,23 @@ impl PyGame {
         self.game.deck_size()
     }
 
+    /// `(low, high)` float32 arrays: the range of every value of an observation
+    /// (`OBS_SIZE`), or with `oracle=True` of an oracle vector (`ORACLE_SIZE`),
+    /// in positions reached in play (the Gymnasium and PettingZoo spaces).
+    #[pyo3(signature = (oracle = false))]
+    fn obs_bounds<'py>(
+        &self,
+        py: Python<'py>,
+        oracle: bool,
+    ) -> (Bound<'py, PyArray1<f32>>, Bound<'py, PyArray1<f32>>) {
+        let (mut low, mut high) = uno_env::obs::bounds(&self.game);
+        if !oracle {
+            low.truncate(OBS_SIZE);
+            high.truncate(OBS_SIZE);
+        }
+        (PyArray1::from_vec(py, low), PyArray1::from_vec(py, high))
+    }
+
     /// Total points of the whole deck (C-6): the most a hand can hold, so
     /// `-deck_points / 100` bounds a seat's `points` reward for a round.
     #[getter]

@@ -230,3 +230,17 @@ def test_a_checkpoint_opponents_note_is_warned_once_when_the_env_is_made(recwarn
     env.reset(seed=1)
     env.reset(seed=2)
     assert len([w for w in recwarn if issubclass(w.category, UserWarning)]) == 1
+
+
+def test_spaces_have_finite_bounds_that_hold_in_play():
+    # obs::bounds: face counts up to the deck's copies, scores up to the target
+    # plus the deck's points; play() asserts every observation is inside.
+    env = gymnasium.make("UnoAttack-v0", rules="classic", players=3, opponents="random", episode="match")
+    space = env.observation_space
+    assert np.isfinite(space.high).all() and (space.low < space.high).all()
+    low, high = uno_attack.Game("classic", 3).obs_bounds(oracle=True)
+    assert low.shape == high.shape == (uno_attack.ORACLE_SIZE,)
+    assert (high[: uno_attack.OBS_SIZE] == space.high).all()
+    rng = np.random.default_rng(1)
+    for seed in range(3):
+        play(env, seed, rng)

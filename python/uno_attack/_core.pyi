@@ -54,6 +54,9 @@ class Game:
     def num_players(self) -> int: ...
     @property
     def deck_size(self) -> int: ...
+    def obs_bounds(self, oracle: bool = False) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """``(low, high)``: the range of every observation value (``oracle=True``: of the
+        oracle vector) in positions reached in play; the envs' spaces use it."""
     @property
     def deck_points(self) -> int:
         """Total points of the whole deck (C-6): ``-deck_points / 100`` bounds a round's ``points`` reward."""

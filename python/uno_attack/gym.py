@@ -27,7 +27,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ._core import NUM_ACTIONS, OBS_SIZE, Agent, Game, VecEnv
+from ._core import NUM_ACTIONS, Agent, Game, VecEnv
 from ._checks import action_id, check_choice, check_env_options, check_seat, illegal_penalty
 
 __all__ = ["UnoAttackEnv", "UnoAttackVectorEnv"]
@@ -118,7 +118,8 @@ class UnoAttackEnv(gymnasium.Env):
         self.reward_mode = reward
         self.illegal_action = illegal_action
         self.render_mode = render_mode
-        self.observation_space = spaces.Box(-1.0, np.inf, shape=(OBS_SIZE,), dtype=np.float32)
+        low, high = self.game.obs_bounds()
+        self.observation_space = spaces.Box(low, high, dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.state = None
         self.seat = 0 if fixed_seat is None else fixed_seat
@@ -314,7 +315,8 @@ class UnoAttackVectorEnv(VectorEnv):
         self.num_envs = num_envs
         self.game = self._env.game
         self.render_mode = None
-        self.single_observation_space = spaces.Box(-1.0, np.inf, shape=(OBS_SIZE,), dtype=np.float32)
+        low, high = self.game.obs_bounds()
+        self.single_observation_space = spaces.Box(low, high, dtype=np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)

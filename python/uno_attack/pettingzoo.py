@@ -36,7 +36,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ._core import NUM_ACTIONS, OBS_SIZE, ORACLE_SIZE, Game, State
+from ._core import NUM_ACTIONS, Game, State
 from ._checks import action_id, check_env_options, illegal_penalty
 
 __all__ = ["env", "raw_env"]
@@ -92,13 +92,13 @@ class raw_env(AECEnv):
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(-1.0, np.inf, shape=(OBS_SIZE,), dtype=np.float32),
+                "observation": spaces.Box(*self.game.obs_bounds(), dtype=np.float32),
                 "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
             }
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self.state_space = spaces.Box(-1.0, np.inf, shape=(ORACLE_SIZE,), dtype=np.float32)
+        self.state_space = spaces.Box(*self.game.obs_bounds(oracle=True), dtype=np.float32)
         self._rng = np.random.default_rng()
         self._state: Optional[State] = None
 
