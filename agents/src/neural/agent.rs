@@ -32,6 +32,8 @@ pub struct NeuralAgent {
     mask: Vec<bool>,
     logits: Vec<f32>,
     name: String,
+    /// Decisions the network failed to evaluate (each played the first legal action).
+    failures: u64,
 }
 
 impl NeuralAgent {
@@ -47,7 +49,25 @@ impl NeuralAgent {
             mask: vec![false; NUM_ACTIONS],
             logits: vec![0.0; NUM_ACTIONS],
             name: format!("checkpoint:{}", dir.display()),
+            failures: 0,
         })
+    }
+
+    /// Decisions the network failed to evaluate (a backend error): each
+    /// played the first legal action, and the first was reported on stderr.
+    pub fn failures(&self) -> u64 {
+        self.failures
+    }
+
+    /// Notes a failed forward pass over `rows` decisions (reported once).
+    fn failed(&mut self, rows: usize, e: &NeuralError) {
+        if self.failures == 0 {
+            eprintln!(
+                "{}: the network failed ({e}); playing the first legal action instead",
+                self.name
+            );
+        }
+        self.failures += rows as u64;
     }
 
     /// The checkpoint's metadata.
@@ -136,10 +156,13 @@ impl Agent for NeuralAgent {
             return m.trailing_zeros() as usize;
         }
         encode_row(game, state, seat, m, &mut self.obs, &mut self.mask);
-        let ok = self
+        let result = self
             .policy
-            .act_batch(&self.obs, &self.mask, 1, &mut self.logits)
-            .is_ok();
+            .act_batch(&self.obs, &self.mask, 1, &mut self.logits);
+        let ok = result.is_ok();
+        if let Err(e) = result {
+            self.failed(1, &e);
+        }
         choose(self.sample, &mut self.rng, ok, &self.logits, &self.mask, m)
     }
 
@@ -191,7 +214,11 @@ impl NeuralAgent {
             legal.push(m);
         }
         let mut logits = vec![0.0; n * NUM_ACTIONS];
-        let ok = self.policy.act_batch(&obs, &mask, n, &mut logits).is_ok();
+        let result = self.policy.act_batch(&obs, &mask, n, &mut logits);
+        let ok = result.is_ok();
+        if let Err(e) = result {
+            self.failed(n, &e);
+        }
         for (i, (o, &m)) in out.iter_mut().zip(&legal).enumerate() {
             let row = i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS;
             let mut own;
