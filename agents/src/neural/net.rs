@@ -433,17 +433,23 @@ fn linear_host(layer: &Linear) -> Result<(Vec<f32>, Vec<f32>), NeuralError> {
 
 /// Replaces a linear layer's weight (`[d_in, d_out]`, row-major) and bias.
 /// The input width is `w.len() / b.len()`, so a layer may get more inputs.
+/// The parameters keep their ids (seeded, or read from a checkpoint), so a
+/// grown or widened network saves byte-identically run after run.
 fn set_linear(layer: &mut Linear, w: Vec<f32>, b: Vec<f32>, device: &Device) {
     let dout = b.len();
     let din = w.len() / dout;
+    let weight_id = layer.weight.id;
+    let bias_id = layer.bias.as_ref().map(|b| b.id);
     layer.weight = Param::from_tensor(Tensor::<2>::from_data(
         TensorData::new(w, [din, dout]),
         device,
     ));
-    layer.bias = Some(Param::from_tensor(Tensor::<1>::from_data(
-        TensorData::new(b, [dout]),
-        device,
-    )));
+    layer.weight.id = weight_id;
+    let mut bias = Param::from_tensor(Tensor::<1>::from_data(TensorData::new(b, [dout]), device));
+    if let Some(id) = bias_id {
+        bias.id = id;
+    }
+    layer.bias = Some(bias);
 }
 
 /// Forces the lazy initialisation of every float parameter.
@@ -643,6 +649,37 @@ mod tests {
         }
         let small = PolicyValueNet::new_seeded(&config(&[8]), &dev, 3).expect("net");
         assert!(small.widened_input(4, &dev).is_err(), "narrower input");
+    }
+
+    /// Every parameter's id, in visiting order.
+    fn ids(net: &PolicyValueNet) -> Vec<ParamId> {
+        struct Ids(Vec<ParamId>);
+        impl ModuleVisitor for Ids {
+            fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+                self.0.push(param.id);
+            }
+        }
+        let mut v = Ids(Vec::new());
+        net.visit(&mut v);
+        v.0
+    }
+
+    #[test]
+    fn grown_and_widened_networks_keep_deterministic_parameter_ids() {
+        // The ids are saved with the weights: ids from the operating system
+        // made `--init` / `--grow` runs differ byte for byte.
+        let dev = Device::flex();
+        let small = PolicyValueNet::new_seeded(&config(&[8, 6]), &dev, 3).expect("net");
+        let grow = || small.grown(&config(&[12, 9, 9]), &dev, 4).expect("grow");
+        assert_eq!(ids(&grow()), ids(&grow()));
+        let fresh = PolicyValueNet::new_seeded(&config(&[12, 9, 9]), &dev, 4).expect("net");
+        assert_eq!(
+            ids(&grow()),
+            ids(&fresh),
+            "a grown network has the seed's ids"
+        );
+        let wide = small.widened_input(9, &dev).expect("widen");
+        assert_eq!(ids(&wide), ids(&small), "a widened network keeps its ids");
     }
 
     #[test]
