@@ -420,7 +420,7 @@ impl<E: Events> Ctx<'_, E> {
     /// Counts one decision; a round that reaches `max_decisions` is cut short.
     #[inline]
     fn count_decision(&mut self) {
-        self.s.decisions += 1;
+        self.s.decisions = self.s.decisions.saturating_add(1);
         if !self.s.phase.is_over() && self.s.decisions >= self.g.rules().options.max_decisions {
             self.truncate();
         }
@@ -1020,7 +1020,7 @@ impl<E: Events> Ctx<'_, E> {
         s.hands = [0; MAX_PLAYERS];
         s.pile = self.g.all_cards;
         s.discard = 0;
-        s.round += 1;
+        s.round = s.round.saturating_add(1);
         s.clear_round(final_round);
         let hand = self.g.rules().options.hand_size;
         let mut p = self.s.dealer;
@@ -1149,7 +1149,7 @@ impl<E: Events> Ctx<'_, E> {
                 points += pts;
                 if opts.scoring != Scoring::Winner && self.s.active >> p & 1 == 1 {
                     self.s.round_points[p] = pts.min(u16::MAX as u32) as u16;
-                    self.s.scores[p] += pts;
+                    self.s.scores[p] = self.s.scores[p].saturating_add(pts);
                 }
             }
         }
@@ -1161,7 +1161,8 @@ impl<E: Events> Ctx<'_, E> {
         let over = match opts.scoring {
             Scoring::Winner => {
                 self.s.round_points[winner as usize] = points.min(u16::MAX as u32) as u16;
-                self.s.scores[winner as usize] += points;
+                self.s.scores[winner as usize] =
+                    self.s.scores[winner as usize].saturating_add(points);
                 (self.s.scores[winner as usize] >= target).then_some(winner)
             }
             Scoring::Penalty => {
@@ -1201,6 +1202,9 @@ impl<E: Events> Ctx<'_, E> {
         self.s.phase = Phase::RoundOver;
         self.s.pending_face = NONE;
         self.s.stack = 0;
+        // A start card's choice or a bonus play cut short ends with the round.
+        self.s.start = false;
+        self.s.bonus = false;
         self.ev.round_over(None, 0);
     }
 }

@@ -126,6 +126,13 @@ impl Game {
                 if s.round_points.iter().any(|&p| p != 0) {
                     return Err("round points set while the round goes on".into());
                 }
+                let cap = self.rules().options.max_decisions;
+                if s.decisions >= cap {
+                    return Err(format!(
+                        "{} decisions while the round goes on: the cap {cap} cuts it short",
+                        s.decisions
+                    ));
+                }
                 let c = s.current as usize;
                 if c >= n || !s.is_active(c) {
                     return Err(format!("current seat {c} is not an active seat"));
@@ -142,6 +149,19 @@ impl Game {
                     return Err(
                         "a seat is eliminated under a scoring mode without eliminations".into(),
                     );
+                }
+                // outside the stack decision, pending hits are only met
+                // while a stacked Hit card is being played (its colour, target
+                // or UNO call still to come).
+                if phase != Phase::Stack
+                    && s.stack != 0
+                    && !s.pending_face().is_some_and(|f| self.is_stackable(f))
+                {
+                    return Err(format!(
+                        "{} pending hits in phase {} with no stacked Hit card being played",
+                        s.stack,
+                        phase.name()
+                    ));
                 }
                 if phase == Phase::Stack && s.stack == 0 {
                     return Err("stack phase with no pending hits".into());

@@ -674,8 +674,17 @@ impl Rules {
                         }
                     }
                 }
-                // An overriding launcher replaces the base model whole (its fields differ by model).
-                if table.contains_key("launcher")
+                // An overriding launcher of another model replaces the base one
+                // whole (its fields differ by model); without a `model`, or with
+                // the same one, its fields override the base's one by one.
+                let model_of = |v: Option<&toml::Value>| {
+                    v.and_then(|l| l.get("model"))
+                        .and_then(|m| m.as_str())
+                        .map(str::to_owned)
+                };
+                let over = model_of(table.get("launcher"));
+                if over.is_some()
+                    && over != model_of(base_v.get("launcher"))
                     && let Some(t) = base_v.as_table_mut()
                 {
                     t.remove("launcher");
@@ -813,6 +822,14 @@ impl Rules {
                     k.name()
                 ));
             }
+            // a Mega Hit stack holds Hit cards; a card that can be
+            // challenged (no_active_colour, C-8) settles before it could stack.
+            if r.stackable && (!matches!(r.effect, Effect::Hit { .. }) || r.no_active_colour) {
+                return bad(format!(
+                    "`{}`: stackable (A-14) needs a hit effect without no_active_colour",
+                    k.name()
+                ));
+            }
             if !k.is_wild() && (k.index() >= NUM_COLOURED_KINDS) {
                 return bad(format!("`{}` is not a coloured kind", k.name()));
             }
@@ -832,6 +849,16 @@ impl Rules {
         }
         if o.target_score == 0 {
             return bad("target_score must be positive".into());
+        }
+        if !self
+            .deck
+            .iter()
+            .any(|(k, &n)| n > 0 && self.kinds.get(k).is_some_and(|r| r.score > 0))
+        {
+            return bad(
+                "every card in the deck scores 0 points, so no match could reach target_score (C-6, C-7)"
+                    .into(),
+            );
         }
         if o.hand_size == 0 {
             return bad("hand_size must be positive".into());

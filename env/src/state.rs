@@ -252,7 +252,9 @@ impl State {
         game.face_of(self.top as usize)
     }
 
-    /// The active colour (`None` only while a start wild's colour is being named).
+    /// The active colour (`None` while a wild's colour is being named, and
+    /// during the UNO call (C-4) that comes before it when the wild was the
+    /// second-to-last card).
     pub fn active_colour(&self) -> Option<Colour> {
         Colour::from_index(self.colour as usize)
     }

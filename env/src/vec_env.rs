@@ -323,9 +323,13 @@ impl Picker {
         ((self.next_u64() >> 32) * n) >> 32
     }
 
-    /// A uniformly random set bit of a non-empty legal-action mask.
+    /// A uniformly random set bit of a legal-action mask; for an empty one
+    /// (no legal action: a state that is not live) `NUM_ACTIONS`, drawing nothing.
     #[inline]
     pub fn pick(&mut self, mask: u128) -> usize {
+        if mask == 0 {
+            return crate::action::NUM_ACTIONS;
+        }
         crate::game::select_bit(mask, self.below(mask.count_ones() as u64) as u32) as usize
     }
 }

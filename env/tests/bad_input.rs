@@ -366,3 +366,66 @@ fn a_toml_error_always_names_its_reason() {
     assert!(e.starts_with("invalid rules TOML: line 2"), "{e}");
     assert!(!e.trim_end().ends_with(':'), "{e}");
 }
+
+#[test]
+fn rule_sets_the_engine_cannot_play_are_refused() {
+    use uno_env::Kind;
+    let invalid = |edit: &dyn Fn(&mut Rules), want: &str| {
+        let mut r = Rules::preset("attack-2010").unwrap();
+        edit(&mut r);
+        let e = r.validate().unwrap_err().to_string();
+        assert!(e.contains(want), "{e}");
+        assert!(Game::new(r, 3).is_err());
+    };
+    // only Hit cards stack; a stacked Skip left the stack pending in play.
+    invalid(
+        &|r| r.kinds.get_mut(&Kind::Skip).unwrap().stackable = true,
+        "stackable (A-14) needs a hit effect",
+    );
+    // A challengeable Wild Draw Four (C-8) settles before it could stack.
+    let mut r = Rules::preset("classic").unwrap();
+    r.options.mega_hit = true;
+    r.kinds.get_mut(&Kind::WildDraw4).unwrap().stackable = true;
+    assert!(
+        r.validate()
+            .unwrap_err()
+            .to_string()
+            .contains("without no_active_colour")
+    );
+    // ... while stacking Draw Twos is a rule the engine plays.
+    let mut r = Rules::preset("classic").unwrap();
+    r.options.mega_hit = true;
+    r.kinds.get_mut(&Kind::Draw2).unwrap().stackable = true;
+    assert_eq!(r.validate().map_err(|e| e.to_string()), Ok(()));
+    // C-7: a deck that scores nothing could never end a match.
+    invalid(
+        &|r| r.kinds.values_mut().for_each(|k| k.score = 0),
+        "scores 0 points",
+    );
+}
+
+#[test]
+fn a_round_cut_short_during_the_start_cards_choice_is_a_valid_state() {
+    // a wild start card's colour is the first decision; a cap of one
+    // decision cuts the round there, and the start flag goes with it.
+    let game = game_with("attack-2010", 4, |r| r.options.max_decisions = 1);
+    let mut cut = 0;
+    for seed in 0..200 {
+        let mut s = game.new_state(seed);
+        if !s.is_round_over() {
+            let a = game.legal_actions(&s)[0];
+            game.apply(&mut s, a).unwrap();
+        }
+        assert!(s.is_round_over() && s.is_truncated());
+        assert_eq!(game.check_invariants(&s), Ok(()), "seed {seed}");
+        cut += 1;
+    }
+    assert_eq!(cut, 200);
+    // A live state past the cap (JSON) is refused rather than counted on.
+    let game = Game::new(Rules::preset("classic").unwrap(), 2).unwrap();
+    let j = set_field(&game.new_state(3).to_json(), "decisions", "4294967295");
+    let e = game
+        .check_invariants(&State::from_json(&j).unwrap())
+        .unwrap_err();
+    assert!(e.contains("cuts it short"), "{e}");
+}

@@ -78,3 +78,12 @@ fn the_bounds_are_tight_where_they_are_exact() {
     let (low, high) = bounds(&game);
     assert!(low.iter().zip(&high).all(|(l, h)| l < h));
 }
+
+#[test]
+fn a_picker_given_no_legal_action_returns_the_action_space_size() {
+    // Not an action id, and no hang (the portable bit select would loop).
+    let mut pick = Picker::new(1, 0);
+    assert_eq!(pick.pick(0), uno_env::NUM_ACTIONS);
+    // ... and a one-action mask still picks it.
+    assert_eq!(pick.pick(1 << 97), 97);
+}

@@ -199,6 +199,20 @@ fn l1_launcher_model_from_toml() {
         .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(Some(r.launcher), LauncherModel::by_name(name), "{name}");
     }
+    // A partial override keeps the preset's model and its other fields.
+    let r = Rules::from_toml_str("preset = \"attack-2010\"\n[launcher.cards]\nmax = 8\n").unwrap();
+    let LauncherModel::Hazard { hazard, cards } = r.launcher else {
+        panic!("{:?}", r.launcher)
+    };
+    assert_eq!(
+        (hazard, cards.max, cards.mean),
+        (vec![0.20, 0.20, 0.55, 1.00], 8, 2.5)
+    );
+    let r = Rules::from_toml_str("preset = \"attack-2010\"\n[launcher]\nhazard = [0.3, 1.0]\n")
+        .unwrap();
+    assert!(
+        matches!(r.launcher, LauncherModel::Hazard { ref hazard, .. } if *hazard == [0.3, 1.0])
+    );
     assert!(
         Rules::from_toml_str("preset = \"attack-modern\"\n[launcher]\nmodel = \"catapult\"\n")
             .is_err()
