@@ -9,6 +9,7 @@ use uno_env::card::Face;
 use uno_env::{Game, Phase, State};
 
 /// Uniform over the legal actions.
+#[derive(Clone, Debug)]
 pub struct RandomAgent {
     rng: ChaCha8Rng,
 }
@@ -55,6 +56,7 @@ impl Agent for RandomAgent {
 /// playable (the "random" of published UNO baselines such as RLCard's, where
 /// drawing is legal only without a playable card). Every other decision is
 /// uniform over the legal actions.
+#[derive(Clone, Debug)]
 pub struct RandomPlay {
     rng: ChaCha8Rng,
 }
@@ -86,7 +88,7 @@ impl Agent for RandomPlay {
 }
 
 /// Always the lowest legal action id (plays the first playable face, else presses).
-#[derive(Default)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct FirstLegal;
 
 impl Agent for FirstLegal {
@@ -106,7 +108,7 @@ impl Agent for FirstLegal {
 /// Dumps the highest-scoring playable card; presses/draws only when nothing is
 /// playable; names the colour it holds most of; targets the opponent with the
 /// fewest cards; always calls UNO, accepts Wild Draw Fours and stacks hits.
-#[derive(Default)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Greedy;
 
 impl Agent for Greedy {

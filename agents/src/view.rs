@@ -10,7 +10,7 @@ use uno_env::card::{Colour, Face, NUM_FACES};
 use uno_env::{Game, Phase, State};
 
 /// One seat's view of a state: own hand plus public facts.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct PublicView<'a> {
     /// The game (rules, deck: public).
     pub game: &'a Game,

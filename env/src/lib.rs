@@ -48,5 +48,6 @@ pub use rules::{Effect, KindRule, LauncherModel, Options, PRESETS, Rules};
 pub use scenario::Scenario;
 pub use state::{Phase, State};
 pub use vec_env::{
-    Buffers, EnvConfig, Episode, EpisodeEnd, MAX_ENVS, MAX_THREADS, RewardMode, VecEnv,
+    BatchMut, Buffers, EnvConfig, Episode, EpisodeEnd, MAX_ENVS, MAX_THREADS, RewardMode, VecEnv,
+    VecEnvError,
 };

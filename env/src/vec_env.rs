@@ -71,6 +71,7 @@ impl EnvConfig {
 
 /// Mutable views of the batch buffers (one row per game). Every slice must
 /// have exactly `num_envs` rows of the documented width.
+#[derive(Debug)]
 pub struct BatchMut<'a> {
     /// Observation of the seat to act: `[n, OBS_SIZE]`.
     pub obs: &'a mut [f32],

@@ -674,13 +674,36 @@ impl Learner {
         self.critic.as_ref().map(|c| c.model.valid())
     }
 
-    /// Runs `epochs` passes of shuffled-minibatch PPO over `batch` at learning rate `lr`.
+    /// [`Learner::update`] for a batch or a learning rate from outside the
+    /// trainer: an inconsistent batch, or a learning rate that is not a finite
+    /// number ≥ 0, is an error and nothing is trained.
+    pub fn try_update(
+        &mut self,
+        batch: &RolloutBatch,
+        lr: f64,
+    ) -> Result<UpdateStats, LearnerError> {
+        if !(lr.is_finite() && lr >= 0.0) {
+            return Err(LearnerError::InvalidConfig(format!(
+                "the learning rate must be finite and >= 0, got {lr}"
+            )));
+        }
+        let critic_dim = self.critic_input_dim().unwrap_or(0);
+        batch.validate(self.net.obs_dim, self.net.num_actions, critic_dim)?;
+        Ok(self.update(batch, lr))
+    }
+
+    /// Runs `epochs` passes of shuffled-minibatch PPO over `batch` at learning rate `lr`
+    /// (the trainer's schedule gives it; [`Learner::try_update`] checks both first).
     ///
     /// # Panics
-    /// If the batch is inconsistent (see [`RolloutBatch::validate`]); that is a bug in the
-    /// rollout collector, not a data error.
+    /// If the batch is inconsistent (see [`RolloutBatch::validate`]) or `lr` is not a
+    /// finite number ≥ 0; that is a bug in the caller, not a data error.
     pub fn update(&mut self, batch: &RolloutBatch, lr: f64) -> UpdateStats {
         let start = Instant::now();
+        assert!(
+            lr.is_finite() && lr >= 0.0,
+            "Learner::update: the learning rate must be finite and >= 0, got {lr}"
+        );
         let critic_dim = self.critic_input_dim().unwrap_or(0);
         if let Err(e) = batch.validate(self.net.obs_dim, self.net.num_actions, critic_dim) {
             panic!("Learner::update: {e}");
@@ -1115,6 +1138,26 @@ mod tests {
             .zip(b)
             .map(|(x, y)| (x - y).abs())
             .fold(0.0, f32::max)
+    }
+
+    #[test]
+    fn try_update_refuses_a_bad_learning_rate_or_batch_and_trains_nothing() {
+        let mut learner = Learner::new(bandit_net(), bandit_config()).expect("learner");
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let batch = bandit_rollout(&NeuralPolicy::new(learner.inference_model()), 64, &mut rng);
+        for lr in [f64::NAN, -1e-3, f64::INFINITY] {
+            let e = learner.try_update(&batch, lr).expect_err("bad lr");
+            assert!(e.to_string().contains("learning rate"), "{e}");
+        }
+        let mut short = batch.clone();
+        short.actions.pop();
+        assert!(matches!(
+            learner.try_update(&short, 1e-3),
+            Err(LearnerError::InvalidBatch(_))
+        ));
+        assert_eq!(learner.updates(), 0);
+        learner.try_update(&batch, 1e-3).expect("a good update");
+        assert_eq!(learner.updates(), 1);
     }
 
     #[test]
