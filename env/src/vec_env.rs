@@ -458,6 +458,12 @@ impl VecEnv {
         &self.states
     }
 
+    /// The legal actions of game `i`'s current state as a bit set: the mask
+    /// the last `reset` or step wrote to its row (kept, not recomputed).
+    pub fn legal_mask(&self, i: usize) -> u128 {
+        self.masks[i]
+    }
+
     /// The base seed: game `i`'s `k`-th episode (from 0) is dealt by
     /// `Game::new_state_on_stream(seed ^ k · 0x9E3779B97F4A7C15, i)`.
     pub fn seed(&self) -> u64 {

@@ -45,6 +45,11 @@ fn mask_matches_engine_on_every_step() {
                         .map(|&a| a as usize)
                         .collect();
                     assert_eq!(legal, ids, "{preset} {players}: legal-id list");
+                    assert_eq!(
+                        env.legal_mask(i),
+                        env.game().legal_mask(env.state(i)),
+                        "{preset} {players}: the kept mask"
+                    );
                     assert_eq!(buf.seat[i], env.state(i).current_player().unwrap() as i32);
                     let mut obs = vec![0.0; OBS_SIZE];
                     encode(env.game(), env.state(i), buf.seat[i] as usize, &mut obs).unwrap();

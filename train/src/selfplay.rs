@@ -1143,10 +1143,7 @@ impl Trainer {
                 let i = table.offset + j;
                 let seat = buf.seat[j] as usize;
                 let (game, state) = (table.env.game(), table.env.state(j));
-                let legal = buf.mask[j * NUM_ACTIONS..(j + 1) * NUM_ACTIONS]
-                    .iter()
-                    .enumerate()
-                    .fold(0u128, |m, (a, &b)| m | u128::from(b) << a);
+                let legal = table.env.legal_mask(j);
                 // Networks choose among the actions of `playing_mask`, in
                 // training as when they play as `checkpoint:` agents (a press
                 // that can bring no card is left out while a card can be
