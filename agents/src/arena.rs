@@ -72,6 +72,12 @@ impl ArenaConfig {
         }
         Ok(())
     }
+
+    /// Who sits where in every game (the agents named by their specs).
+    pub fn seating(&self) -> Seating {
+        let names: Vec<String> = self.agents.iter().map(|a| a.to_string()).collect();
+        Seating::new(&names, self.seed)
+    }
 }
 
 /// Progress callback: `(games done, games in total)`.
@@ -182,16 +188,28 @@ impl Seating {
 
     /// The agent (index in the list) in `seat` in game `game` (0 with no agents).
     pub fn agent_at(&self, game: u64, seat: usize) -> usize {
+        self.table(game, seat + 1)[seat]
+    }
+
+    /// The agent (index in the list) in every seat of game `game` at a table
+    /// of `players` (0s with no agents).
+    pub fn table(&self, game: u64, players: usize) -> Vec<usize> {
         let k = self.class.len() as u64;
         if k == 0 {
-            return 0;
+            return vec![0; players];
         }
-        let pos = ((seat as u64 + game) % k) as usize;
         let block = game / k;
-        match self.orders.len() {
-            0 => self.drawn_order(block)[pos],
-            m => self.orders[(block % m as u64) as usize][pos],
-        }
+        let drawn;
+        let order = match self.orders.len() {
+            0 => {
+                drawn = self.drawn_order(block);
+                &drawn
+            }
+            m => &self.orders[(block % m as u64) as usize],
+        };
+        (0..players)
+            .map(|seat| order[((seat as u64 + game) % k) as usize])
+            .collect()
     }
 
     /// The order of rotation block `block` when they are drawn: a shuffle of
@@ -290,7 +308,8 @@ struct Outcome {
     decisions: u32,
     /// Points won by the winner.
     points: u32,
-    /// Per seat: points held, rank.
+    /// Per seat: the agent (index in the list), points held, rank.
+    seated: Vec<usize>,
     held: Vec<u32>,
     rank: Vec<f64>,
 }
@@ -321,13 +340,12 @@ impl Tally {
         }
     }
 
-    /// Adds game `g`'s outcome to its agents' sums.
-    fn add(&mut self, seating: &Seating, g: u64, o: &Outcome) {
+    /// Adds a game's outcome to its agents' sums.
+    fn add(&mut self, o: &Outcome) {
         self.truncated += o.truncated as u64;
         self.decisions += o.decisions as u64;
-        let winner = o.winner.map(|w| seating.agent_at(g, w));
-        for (s, (&r, &h)) in o.rank.iter().zip(&o.held).enumerate() {
-            let a = seating.agent_at(g, s);
+        let winner = o.winner.map(|w| o.seated[w]);
+        for (s, ((&a, &r), &h)) in o.seated.iter().zip(&o.rank).zip(&o.held).enumerate() {
             self.rank[a] += r;
             if o.winner == Some(s) {
                 self.wins[a] += 1;
@@ -380,10 +398,10 @@ fn play_one(
     // One deal per rotation block of `k` games (see the module docs).
     let mut state = game.new_state_on_stream(seed, g / k as u64);
     // Which instance plays each seat.
+    let seated = seating.table(g, n);
     let mut used = vec![0usize; k];
     let mut who = Vec::with_capacity(n);
-    for s in 0..n {
-        let a = seating.agent_at(g, s);
+    for &a in &seated {
         who.push((a, used[a]));
         used[a] += 1;
     }
@@ -428,6 +446,7 @@ fn play_one(
         truncated: state.is_truncated(),
         decisions: state.decisions(),
         points,
+        seated,
         held,
         rank,
     })
@@ -471,8 +490,7 @@ fn run_on(
     let n = cfg.players;
     let k = cfg.agents.len();
     let per = n / k;
-    let names: Vec<String> = cfg.agents.iter().map(|a| a.to_string()).collect();
-    let seating = Seating::new(&names, cfg.seed);
+    let seating = cfg.seating();
     // Every worker thread's agents, built once (a network loaded once per
     // thread, not per piece of work), and any error at once.
     let seat_sets: Vec<std::sync::Mutex<Seats>> = (0..pool.current_num_threads())
@@ -506,13 +524,12 @@ fn run_on(
                 if let Some(p) = progress {
                     p(d, total);
                 }
-                o.map(|o| (g, o))
+                o
             })
             .try_fold(
                 || Tally::new(k, n),
                 |mut t, r| {
-                    let (g, o) = r?;
-                    t.add(&seating, g, &o);
+                    t.add(&r?);
                     Ok::<_, AgentError>(t)
                 },
             )
@@ -533,7 +550,7 @@ fn run_on(
         .map(|a| {
             let (lo, hi) = wilson(wins[a], games, Z95);
             AgentResult {
-                spec: names[a].clone(),
+                spec: cfg.agents[a].to_string(),
                 seats_per_game: per,
                 games,
                 wins: wins[a],

@@ -101,14 +101,7 @@ pub fn run(a: Args) -> CmdResult {
     // agent in every seat class once, and with several cyclic orders of the
     // agents a block of K · orders games plays each: a part block tilts the
     // seating.
-    let seating = uno_agents::Seating::new(
-        &arena
-            .agents
-            .iter()
-            .map(|s| s.to_string())
-            .collect::<Vec<_>>(),
-        arena.seed,
-    );
+    let seating = arena.seating();
     let block = if league.is_some() { 2 } else { seating.block() };
     if !a.games.is_multiple_of(block) {
         eprintln!(
