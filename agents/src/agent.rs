@@ -18,26 +18,22 @@ pub trait Agent {
     fn act(&mut self, game: &Game, state: &State, seat: usize) -> usize;
 
     /// Actions for many states at once (`out[i]` for `states[i]`, `seats[i]`).
-    /// The default loops over [`Agent::act`]; batched agents override it.
-    fn act_batch(&mut self, game: &Game, states: &[&State], seats: &[usize], out: &mut [usize]) {
-        for ((s, &seat), o) in states.iter().zip(seats).zip(out.iter_mut()) {
-            *o = self.act(game, s, seat);
-        }
-    }
-
-    /// [`Agent::act_batch`] with each row's randomness from its own seed
-    /// (`seeds[i]`), so what a row draws does not depend on the other rows of
-    /// the batch. The default ignores the seeds: agents that draw nothing, or
-    /// that play one game each, need them not.
-    fn act_batch_seeded(
+    /// With `seeds`, row `i` draws any randomness from `seeds[i]`, so what it
+    /// draws does not depend on the other rows of the batch; without, from the
+    /// agent's own generator in row order. The default loops over
+    /// [`Agent::act`] (its agents play one game each and ignore the seeds);
+    /// batched agents override it.
+    fn act_batch(
         &mut self,
         game: &Game,
         states: &[&State],
         seats: &[usize],
-        _seeds: &[u64],
+        _seeds: Option<&[u64]>,
         out: &mut [usize],
     ) {
-        self.act_batch(game, states, seats, out)
+        for ((s, &seat), o) in states.iter().zip(seats).zip(out.iter_mut()) {
+            *o = self.act(game, s, seat);
+        }
     }
 
     /// Starts a new game: reseeds the agent's generator and forgets any memory.
@@ -51,18 +47,15 @@ impl<A: Agent + ?Sized> Agent for Box<A> {
     fn act(&mut self, game: &Game, state: &State, seat: usize) -> usize {
         (**self).act(game, state, seat)
     }
-    fn act_batch(&mut self, game: &Game, states: &[&State], seats: &[usize], out: &mut [usize]) {
-        (**self).act_batch(game, states, seats, out)
-    }
-    fn act_batch_seeded(
+    fn act_batch(
         &mut self,
         game: &Game,
         states: &[&State],
         seats: &[usize],
-        seeds: &[u64],
+        seeds: Option<&[u64]>,
         out: &mut [usize],
     ) {
-        (**self).act_batch_seeded(game, states, seats, seeds, out)
+        (**self).act_batch(game, states, seats, seeds, out)
     }
     fn reset(&mut self, seed: u64) {
         (**self).reset(seed)

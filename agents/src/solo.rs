@@ -467,7 +467,7 @@ impl SoloVecEnv {
                 acts.clear();
                 acts.resize(idx.len(), 0);
                 let states: Vec<&State> = idx.iter().map(|&i| &slots[i].state).collect();
-                agent.act_batch_seeded(game, &states, &seats, &seeds, &mut acts);
+                agent.act_batch(game, &states, &seats, Some(&seeds), &mut acts);
                 drop(states);
                 for ((&i, &a), &p) in idx.iter().zip(&acts).zip(&seats) {
                     ctx.apply(&mut slots[i], &mut out, i, i, a)

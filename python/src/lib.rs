@@ -1252,7 +1252,7 @@ impl PyAgent {
         let agent = &self.agent;
         py.detach(|| -> PyResult<()> {
             let mut agent = agent.lock().map_err(value_error)?;
-            agent.act_batch(game, &states, &seats, &mut out);
+            agent.act_batch(game, &states, &seats, None, &mut out);
             Ok(())
         })?;
         Ok(PyArray1::from_vec(

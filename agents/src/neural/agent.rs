@@ -59,8 +59,12 @@ impl NeuralAgent {
         self.failures
     }
 
-    /// Notes a failed forward pass over `rows` decisions (reported once).
-    fn failed(&mut self, rows: usize, e: &NeuralError) {
+    /// Whether a forward pass over `rows` decisions succeeded; a failure is
+    /// counted (and the first reported).
+    fn succeeded(&mut self, result: Result<(), NeuralError>, rows: usize) -> bool {
+        let Err(e) = result else {
+            return true;
+        };
         if self.failures == 0 {
             eprintln!(
                 "{}: the network failed ({e}); playing the first legal action instead",
@@ -68,6 +72,7 @@ impl NeuralAgent {
             );
         }
         self.failures += rows as u64;
+        false
     }
 
     /// The checkpoint's metadata.
@@ -159,37 +164,13 @@ impl Agent for NeuralAgent {
         let result = self
             .policy
             .act_batch(&self.obs, &self.mask, 1, &mut self.logits);
-        let ok = result.is_ok();
-        if let Err(e) = result {
-            self.failed(1, &e);
-        }
+        let ok = self.succeeded(result, 1);
         choose(self.sample, &mut self.rng, ok, &self.logits, &self.mask, m)
     }
 
-    fn act_batch(&mut self, game: &Game, states: &[&State], seats: &[usize], out: &mut [usize]) {
-        self.batch(game, states, seats, None, out);
-    }
-
-    fn act_batch_seeded(
-        &mut self,
-        game: &Game,
-        states: &[&State],
-        seats: &[usize],
-        seeds: &[u64],
-        out: &mut [usize],
-    ) {
-        self.batch(game, states, seats, Some(seeds), out);
-    }
-
-    fn reset(&mut self, seed: u64) {
-        self.rng = ChaCha8Rng::seed_from_u64(seed);
-    }
-}
-
-impl NeuralAgent {
     /// One forward pass for every row; a sampling agent draws row `i` from
     /// `seeds[i]` when given, else from its own generator in row order.
-    fn batch(
+    fn act_batch(
         &mut self,
         game: &Game,
         states: &[&State],
@@ -215,10 +196,7 @@ impl NeuralAgent {
         }
         let mut logits = vec![0.0; n * NUM_ACTIONS];
         let result = self.policy.act_batch(&obs, &mask, n, &mut logits);
-        let ok = result.is_ok();
-        if let Err(e) = result {
-            self.failed(n, &e);
-        }
+        let ok = self.succeeded(result, n);
         for (i, (o, &m)) in out.iter_mut().zip(&legal).enumerate() {
             let row = i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS;
             let mut own;
@@ -231,6 +209,10 @@ impl NeuralAgent {
             };
             *o = choose(self.sample, rng, ok, &logits[row.clone()], &mask[row], m);
         }
+    }
+
+    fn reset(&mut self, seed: u64) {
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
     }
 }
 
