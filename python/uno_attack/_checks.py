@@ -52,11 +52,16 @@ def illegal_penalty(game: Any, reward: str, illegal_reward: Optional[float]) -> 
     return -1.0 if reward == "win" else -game.deck_points / 100.0
 
 
+def is_integer(x: Any) -> bool:
+    """A Python int or a numpy integer, not a bool."""
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
 def check_seat(seat: Any, players: int, extra: str) -> Optional[int]:
     """``seat`` as a seat number (0..players-1), or None when it is ``extra``
     (``"random"`` or ``"rotate"``); anything else (a bool too) raises ValueError."""
     if seat == extra and isinstance(seat, str):
         return None
-    if isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)) and 0 <= seat < players:
+    if is_integer(seat) and 0 <= seat < players:
         return int(seat)
     raise ValueError(f"seat must be 0..{players - 1} or {extra!r}, not {seat!r}")

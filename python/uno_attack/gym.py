@@ -28,7 +28,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ._core import NUM_ACTIONS, Agent, Game, VecEnv
-from ._checks import action_id, check_choice, check_env_options, check_seat, illegal_penalty
+from ._checks import action_id, check_choice, check_env_options, check_seat, illegal_penalty, is_integer
 
 __all__ = ["UnoAttackEnv", "UnoAttackVectorEnv"]
 
@@ -306,8 +306,8 @@ class UnoAttackVectorEnv(VectorEnv):
             raise ValueError("the vector env does not render: make it with render_mode=None")
         if seat == "rotate":
             learner = None
-        elif isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)):
-            learner = int(seat)
+        elif is_integer(seat):
+            learner = int(seat)  # its range is checked by VecEnv
         else:
             raise ValueError(f"seat must be a seat number or 'rotate', not {seat!r}")
         self._env = VecEnv(rules, players, num_envs, seed=0, threads=threads, episode=episode,
@@ -344,7 +344,7 @@ class UnoAttackVectorEnv(VectorEnv):
         no keys (a partial reset, ``options["reset_mask"]``, is refused with
         ValueError rather than resetting every game)."""
         self._check_open("reset")
-        if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))):
+        if seed is not None and not is_integer(seed):
             raise ValueError(
                 f"seed must be one int (every game's deals derive from it), not {type(seed).__name__}"
             )

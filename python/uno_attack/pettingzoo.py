@@ -184,6 +184,7 @@ class raw_env(AECEnv):
                     self.truncations[a] = trunc
                 break
             st.next_round()
+        out = []
         if not st.is_round_over():
             self.agent_selection = self.possible_agents[st.current_player]
             # C-7 challenge scoring: a seat eliminated by the round just scored is
@@ -191,15 +192,12 @@ class raw_env(AECEnv):
             # here at the end) and steps out before the next turn.
             out = [a for a in self.agents
                    if not self.terminations[a] and not st.is_active(self.agent_name_mapping[a])]
-            if out:
+            for a in out:
+                self.terminations[a] = True
                 if self.reward_mode == "win":
-                    loss = -1.0 / (len(self.possible_agents) - 1)
-                    for a in out:
-                        self.rewards[a] += loss
-                for a in out:
-                    self.terminations[a] = True
+                    self.rewards[a] += -1.0 / (len(self.possible_agents) - 1)
         self._accumulate_rewards()
-        if any(self.terminations[a] for a in self.agents) and not st.is_round_over():
+        if out:
             self._deads_step_first()
         if self.render_mode == "human":
             self.render()
