@@ -1463,35 +1463,27 @@ fn cli_train_lock_interrupt_and_eval_games() {
                 .unwrap();
         state["updates"].as_u64().unwrap()
     };
-    let before = updates(&out);
-    let third = Command::new(bin)
-        .args(["train", "--out", out_s, "--resume", "--steps", "1e12"])
-        .args(["--eval-games", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while updates(&out) == before {
-        assert!(start.elapsed() < Duration::from_secs(120), "no checkpoint");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    stops_and_saves(third, libc::SIGTERM, &out);
+    // A resumed run, once it has saved a new update.
+    let resumed_and_saving = || {
+        let before = updates(&out);
+        let child = Command::new(bin)
+            .args(["train", "--out", out_s, "--resume", "--steps", "1e12"])
+            .args(["--eval-games", "0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while updates(&out) == before {
+            assert!(start.elapsed() < Duration::from_secs(120), "no checkpoint");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        child
+    };
+    stops_and_saves(resumed_and_saving(), libc::SIGTERM, &out);
     // coreutils `timeout` sends SIGTERM twice at once (to the process, then to
     // its group): that is one request to save and stop, not "quit at once".
-    let before = updates(&out);
-    let fourth = Command::new(bin)
-        .args(["train", "--out", out_s, "--resume", "--steps", "1e12"])
-        .args(["--eval-games", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while updates(&out) == before {
-        assert!(start.elapsed() < Duration::from_secs(120), "no checkpoint");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let fourth = resumed_and_saving();
     // SAFETY: signals the child this test spawned.
     unsafe { libc::kill(fourth.id() as i32, libc::SIGTERM) };
     stops_and_saves(fourth, libc::SIGTERM, &out);
