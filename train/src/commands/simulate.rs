@@ -91,11 +91,15 @@ fn simulate(game: &Game, a: &Args, check: &Check<'_>) -> Report {
     'rounds: for g in 0..a.games {
         let mut s = game.new_state_on_stream(a.seed, g);
         let mut pick = Picker::new(a.seed, g);
-        let mut what = "after the deal".to_string();
+        // The action just applied (named only in a report).
+        let mut last = None;
         loop {
             if let Err(e) = check(game, &s) {
                 violations += 1;
-                first_violation.get_or_insert_with(|| format!("round {g}, {what}: {e}"));
+                first_violation.get_or_insert_with(|| {
+                    let what = last.map_or_else(|| "after the deal".into(), uno_env::action_name);
+                    format!("round {g}, {what}: {e}")
+                });
                 continue 'rounds;
             }
             if s.is_round_over() {
@@ -108,7 +112,7 @@ fn simulate(game: &Game, a: &Args, check: &Check<'_>) -> Report {
                     .get_or_insert_with(|| format!("round {g}: legal action refused: {e}"));
                 continue 'rounds;
             }
-            what = uno_env::action_name(a);
+            last = Some(a);
         }
         decisions += s.decisions() as u64;
         max_d = max_d.max(s.decisions());
