@@ -682,14 +682,19 @@ impl Learner {
         batch: &RolloutBatch,
         lr: f64,
     ) -> Result<UpdateStats, LearnerError> {
+        self.check_update(batch, lr)?;
+        Ok(self.run_update(batch, lr))
+    }
+
+    /// Why `batch` at learning rate `lr` cannot be trained on, if it cannot.
+    fn check_update(&self, batch: &RolloutBatch, lr: f64) -> Result<(), LearnerError> {
         if !(lr.is_finite() && lr >= 0.0) {
             return Err(LearnerError::InvalidConfig(format!(
                 "the learning rate must be finite and >= 0, got {lr}"
             )));
         }
         let critic_dim = self.critic_input_dim().unwrap_or(0);
-        batch.validate(self.net.obs_dim, self.net.num_actions, critic_dim)?;
-        Ok(self.update(batch, lr))
+        batch.validate(self.net.obs_dim, self.net.num_actions, critic_dim)
     }
 
     /// Runs `epochs` passes of shuffled-minibatch PPO over `batch` at learning rate `lr`
@@ -699,15 +704,15 @@ impl Learner {
     /// If the batch is inconsistent (see [`RolloutBatch::validate`]) or `lr` is not a
     /// finite number ≥ 0; that is a bug in the caller, not a data error.
     pub fn update(&mut self, batch: &RolloutBatch, lr: f64) -> UpdateStats {
-        let start = Instant::now();
-        assert!(
-            lr.is_finite() && lr >= 0.0,
-            "Learner::update: the learning rate must be finite and >= 0, got {lr}"
-        );
-        let critic_dim = self.critic_input_dim().unwrap_or(0);
-        if let Err(e) = batch.validate(self.net.obs_dim, self.net.num_actions, critic_dim) {
+        if let Err(e) = self.check_update(batch, lr) {
             panic!("Learner::update: {e}");
         }
+        self.run_update(batch, lr)
+    }
+
+    /// [`Learner::update`] of a checked batch and learning rate.
+    fn run_update(&mut self, batch: &RolloutBatch, lr: f64) -> UpdateStats {
+        let start = Instant::now();
         // A fresh critic learns alone for a few updates before its advantages move the policy.
         let train_policy = self.critic.as_ref().is_none_or(|c| {
             let warmup = self
