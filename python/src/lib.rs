@@ -255,11 +255,9 @@ fn table_from_py(
     Ok((rules, players))
 }
 
-/// Rules from a preset name, a TOML file path, TOML text, or a dict (the TOML schema).
+/// Rules from a preset name, a TOML file path, TOML text, or a dict (the TOML
+/// schema); a `Game` is [`table_from_py`]'s.
 fn rules_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Rules> {
-    if let Ok(r) = obj.cast::<PyGame>() {
-        return Ok(r.get().game.rules().clone());
-    }
     if obj.cast::<PyDict>().is_ok() {
         return rules_from_dict(obj);
     }
