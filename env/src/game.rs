@@ -399,6 +399,11 @@ impl Game {
             .map(|c| self.face_score[self.card_face[c] as usize] as u32)
             .sum()
     }
+
+    /// Total points of the whole deck (C-6): the most any hand can hold.
+    pub fn deck_points(&self) -> u32 {
+        self.points(self.all_cards)
+    }
 }
 
 /// Iterates the indices of the set bits of a 128-bit set, lowest first.

@@ -498,7 +498,7 @@ pub fn bounds(game: &Game) -> (Vec<f32>, Vec<f32>) {
     high[PENDING] = f32::from(u8::MAX) / 10.0;
     low[PENDING + 1] = -1.0;
     let target = game.rules().options.target_score as f32;
-    let score = (target + game.points(game.all_cards()) as f32) / target;
+    let score = (target + game.deck_points() as f32) / target;
     for row in high[SEATS..PLAYED].chunks_mut(SEAT_FEATURES) {
         row[2] = game.deck_size() as f32 / 10.0;
         row[3] = score;

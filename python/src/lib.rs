@@ -575,8 +575,7 @@ impl PyGame {
     /// `-deck_points / 100` bounds a seat's `points` reward for a round.
     #[getter]
     fn deck_points(&self) -> u32 {
-        let g = &self.game;
-        g.points(g.all_cards())
+        self.game.deck_points()
     }
 
     /// Size of the action space (98).
