@@ -30,7 +30,7 @@
 
 use crate::agent::{Agent, mix_seed};
 use crate::error::AgentError;
-use crate::spec::{AgentSpec, build};
+use crate::spec::{AgentSpec, build, check_checkpoints};
 use crate::stats::{Z95, bradley_terry, diff_ci, wilson};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -466,8 +466,13 @@ fn pool(threads: usize) -> Result<rayon::ThreadPool, AgentError> {
 }
 
 /// Runs the arena. `progress` is called from worker threads as games finish.
+/// A checkpoint trained for other rules is an error before any game.
 pub fn run_arena(cfg: &ArenaConfig, progress: Option<Progress>) -> Result<ArenaReport, AgentError> {
     let game = Game::new(cfg.rules.clone(), cfg.players)?;
+    // A checkpoint trained for other rules is refused before any game (its
+    // notes, for another table size or a variant, are the caller's to print:
+    // `neural::check_compatible_all`).
+    check_checkpoints(&cfg.agents, &game)?;
     run_on(
         &game,
         cfg,
@@ -690,7 +695,8 @@ pub struct LeagueReport {
     pub pairs: Vec<ArenaReport>,
 }
 
-/// Runs a round-robin league and rates it with Bradley–Terry.
+/// Runs a round-robin league and rates it with Bradley–Terry (a checkpoint
+/// trained for other rules is an error before any game).
 pub fn run_league(
     cfg: &LeagueConfig,
     progress: Option<Progress>,
@@ -698,6 +704,7 @@ pub fn run_league(
     cfg.check()?;
     let k = cfg.specs.len();
     let game = Game::new(cfg.rules.clone(), cfg.players)?;
+    check_checkpoints(&cfg.specs, &game)?;
     let pool = pool(cfg.threads)?;
     let pairs: Vec<(usize, usize)> = (0..k)
         .flat_map(|i| (i + 1..k).map(move |j| (i, j)))

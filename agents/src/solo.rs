@@ -23,7 +23,7 @@
 
 use crate::agent::{Agent, mix_seed};
 use crate::error::AgentError;
-use crate::spec::{AgentSpec, build};
+use crate::spec::{AgentSpec, build, check_checkpoints};
 use std::sync::Mutex;
 use uno_env::obs::{OBS_SIZE, encode};
 use uno_env::vec_env::{BatchMut, Picker, episode_seed, settle, write_current};
@@ -680,22 +680,4 @@ impl Ctx<'_> {
         }
         Ok(())
     }
-}
-
-/// Checks every checkpoint the specs play from against the game: an error
-/// for one trained for other rules, notes for another table size or a
-/// variant of the preset.
-#[cfg(feature = "neural")]
-fn check_checkpoints(specs: &[AgentSpec], game: &Game) -> Result<Vec<String>, AgentError> {
-    let dirs: Vec<_> = specs.iter().flat_map(AgentSpec::checkpoints).collect();
-    crate::neural::check_compatible_all(&dirs, game).map_err(|(path, e)| AgentError::Checkpoint {
-        path,
-        message: e.to_string(),
-    })
-}
-
-/// Without the neural agent there are no checkpoints to check (building one fails).
-#[cfg(not(feature = "neural"))]
-fn check_checkpoints(_specs: &[AgentSpec], _game: &Game) -> Result<Vec<String>, AgentError> {
-    Ok(Vec::new())
 }

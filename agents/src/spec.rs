@@ -12,6 +12,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::OnceLock;
+use uno_env::Game;
 
 /// A named agent, with its parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -254,6 +255,30 @@ pub fn build(spec: &AgentSpec, seed: u64) -> Result<Box<dyn Agent + Send>, Agent
             None => return Err(AgentError::NeuralUnavailable(path.clone())),
         },
     })
+}
+
+/// Checks every checkpoint the specs play from against the game: an error
+/// for one trained for other rules, notes for another table size or a
+/// variant of the preset.
+#[cfg(feature = "neural")]
+pub(crate) fn check_checkpoints(
+    specs: &[AgentSpec],
+    game: &Game,
+) -> Result<Vec<String>, AgentError> {
+    let dirs: Vec<_> = specs.iter().flat_map(AgentSpec::checkpoints).collect();
+    crate::neural::check_compatible_all(&dirs, game).map_err(|(path, e)| AgentError::Checkpoint {
+        path,
+        message: e.to_string(),
+    })
+}
+
+/// Without the neural agent there are no checkpoints to check (building one fails).
+#[cfg(not(feature = "neural"))]
+pub(crate) fn check_checkpoints(
+    _specs: &[AgentSpec],
+    _game: &Game,
+) -> Result<Vec<String>, AgentError> {
+    Ok(Vec::new())
 }
 
 #[cfg(test)]

@@ -253,6 +253,10 @@ impl Face {
     }
 
     /// The kind printed on the face.
+    ///
+    /// # Panics
+    /// For a face past the 79 (`Face(79)` and above; [`Face::from_index`]
+    /// and [`Face::parse`] never make one).
     pub fn kind(self) -> Kind {
         let i = self.0 as usize;
         if i < NUM_COLOURED_KINDS * NUM_COLOURS {
