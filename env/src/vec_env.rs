@@ -374,7 +374,10 @@ pub const MAX_THREADS: usize = 256;
 impl VecEnv {
     /// `num_envs` games (1 to [`MAX_ENVS`]), seeded from `seed`, stepped on
     /// `threads` threads (0 counts as 1; at most [`MAX_THREADS`], and at most
-    /// one per game).
+    /// one per game). The games are dealt here, exactly as [`VecEnv::reset`]
+    /// deals them: `reset` writes their first observations, and a `step`
+    /// before any `reset` plays from the same deals (its actions checked
+    /// against them as always).
     pub fn new(
         config: EnvConfig,
         num_envs: usize,

@@ -237,6 +237,31 @@ fn one_and_two_threads_give_identical_trajectories() {
     }
 }
 
+/// `VecEnv::new` deals exactly what `reset` deals: a step before any reset
+/// plays the same games as a step after one.
+#[test]
+fn stepping_before_reset_plays_the_reset_deals() {
+    let n = 8;
+    let run = |reset_first: bool| {
+        let mut env = VecEnv::new(config("attack-2010", 4), n, 5, 1).unwrap();
+        let mut buf = Buffers::new(n);
+        if reset_first {
+            env.reset(buf.batch()).unwrap();
+        }
+        let actions: Vec<u32> = (0..n)
+            .map(|i| *env.game().legal_actions(env.state(i)).last().unwrap() as u32)
+            .collect();
+        env.step(&actions, buf.batch()).unwrap();
+        let mut trace = vec![(buf.obs.clone(), buf.mask.clone(), buf.rewards.clone())];
+        for _ in 0..50 {
+            env.step_random(buf.batch(), true).unwrap();
+            trace.push((buf.obs.clone(), buf.mask.clone(), buf.rewards.clone()));
+        }
+        (actions, trace, env.states().to_vec())
+    };
+    assert!(run(true) == run(false));
+}
+
 #[test]
 fn illegal_action_in_a_batch_changes_nothing() {
     let n = 4;
