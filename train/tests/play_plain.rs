@@ -572,3 +572,122 @@ fn challenge_scoring_tells_you_when_you_are_eliminated() {
         tail(&out)
     );
 }
+
+/// Starts `uno-attack` with piped stdin and stdout (stdout drained on a thread).
+fn spawn(
+    args: &[&str],
+) -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    std::thread::JoinHandle<String>,
+) {
+    let mut child = Command::new(bin())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn uno-attack");
+    let stdin = child.stdin.take().expect("stdin");
+    let mut out = child.stdout.take().expect("stdout");
+    let out_t = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    (child, stdin, out_t)
+}
+
+#[test]
+fn the_turn_timer_is_not_restarted_by_help_or_bad_input() {
+    // F-3: the time is per turn. Lines that are not a move (help, nonsense)
+    // every 0.3 s used to restart a 1 s timer, so it never ran out.
+    let (mut child, mut stdin, out_t) = spawn(&[
+        "play",
+        "--plain",
+        "--rules",
+        "flash",
+        "--players",
+        "2",
+        "--seed",
+        "5",
+        "--think-ms",
+        "0",
+        "--bot",
+        "heuristic",
+        "--timer-secs",
+        "1",
+    ]);
+    let start = Instant::now();
+    let mut k = 0;
+    while start.elapsed() < Duration::from_secs(5) {
+        let line = if k % 2 == 0 { "help\n" } else { "nonsense\n" };
+        if stdin.write_all(line.as_bytes()).is_err() {
+            break;
+        }
+        k += 1;
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    drop(stdin);
+    let limit = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        assert!(
+            limit.elapsed() < Duration::from_secs(30),
+            "no exit at end of input"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = out_t.join().unwrap();
+    assert!(out.contains("You ran out of time (F-3)"), "{}", tail(&out));
+}
+
+#[test]
+fn the_transcript_is_on_disk_while_the_game_waits_for_you() {
+    // Killed while you think: every step so far is in the file (it used to
+    // be written only at the start and at a round's end).
+    let tr = tmp("killed.json");
+    let _ = std::fs::remove_file(&tr);
+    let (mut child, mut stdin, out_t) = spawn(&[
+        "play",
+        "--plain",
+        "--rules",
+        "classic",
+        "--players",
+        "3",
+        "--seed",
+        "4",
+        "--think-ms",
+        "0",
+        "--bot",
+        "heuristic",
+        "--transcript",
+        tr.to_str().unwrap(),
+    ]);
+    stdin.write_all(b"1\n1\n").unwrap();
+    let steps = |t: &serde_json::Value| {
+        t["steps"]
+            .as_array()
+            .map_or(0, |s| s.iter().filter(|s| s["human"] == true).count())
+    };
+    let start = Instant::now();
+    let t = loop {
+        assert!(start.elapsed() < Duration::from_secs(30), "no steps saved");
+        std::thread::sleep(Duration::from_millis(50));
+        let Ok(text) = std::fs::read_to_string(&tr) else {
+            continue;
+        };
+        // Whole JSON at every read: written through a temporary file and a rename.
+        let t: serde_json::Value = serde_json::from_str(&text).expect("a whole transcript");
+        if steps(&t) >= 2 {
+            break t;
+        }
+    };
+    // Still waiting for a third move (stdin is open): the file was written mid-game.
+    assert!(child.try_wait().expect("wait").is_none(), "the game is still on");
+    assert!(t["match_winner"].is_null());
+    let _ = child.kill();
+    let _ = child.wait();
+    drop(stdin);
+    let _ = out_t.join();
+    let _ = std::fs::remove_file(&tr);
+}

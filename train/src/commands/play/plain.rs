@@ -10,7 +10,7 @@ use super::session::{Session, scores_line, stack_press};
 use super::{Args, CmdResult};
 use std::io::{BufRead, Write};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use uno_env::{Action, Face, NUM_FACES, Phase, action_name};
 
 /// The legal actions in menu order: playable cards (hand order), then the rest by id.
@@ -198,6 +198,8 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
     let mut shown = 0usize;
     println!("UNO Attack! plain mode. Type help for the commands.");
     let mut need_table = true;
+    // The current turn's (round, decision) and when its time runs out.
+    let mut deadline: Option<((usize, u32), Instant)> = None;
     loop {
         for line in &s.log[shown..] {
             println!("{line}");
@@ -263,7 +265,23 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
             need_table = false;
         }
         print!("> ");
-        let limit = timer.filter(|_| s.state.phase() == Phase::Play);
+        // F-3: the time is per turn. `help`, `look`, bad input or a refused
+        // move do not restart it (the deadline is set once per decision).
+        let turn = (s.state.round(), s.state.decisions());
+        let limit = match timer.filter(|_| s.state.phase() == Phase::Play) {
+            Some(t) => {
+                let now = Instant::now();
+                let end = match deadline {
+                    Some((k, end)) if k == turn => end,
+                    _ => {
+                        deadline = Some((turn, now + t));
+                        now + t
+                    }
+                };
+                Some(end.saturating_duration_since(now))
+            }
+            None => None,
+        };
         let line = match read(&rx, limit) {
             Input::Eof => {
                 println!();

@@ -62,6 +62,8 @@ pub struct Session {
     forget_uno: f64,
     /// The SLAP race line of the step being played (recorded with it).
     race_note: Option<String>,
+    /// A save of the transcript failed (told once in the log).
+    save_failed: bool,
 }
 
 impl Session {
@@ -102,6 +104,7 @@ impl Session {
             bot_reaction_ms: a.bot_reaction_ms,
             forget_uno: a.bot_forgets_uno,
             race_note: None,
+            save_failed: false,
         };
         // Written once now (no steps yet), so a path that cannot be written
         // is refused before the first move rather than after the game.
@@ -397,8 +400,16 @@ impl Session {
         self.transcript.scores = self.state.scores().to_vec();
         self.transcript.match_winner = self.state.match_winner();
         self.last_events = events;
-        if self.state.is_round_over() {
-            let _ = self.save();
+        // Written whenever the game waits for you (and at a round's end): a
+        // game killed while you think (Ctrl-C, a closed terminal) keeps every
+        // step so far. A failure is told once, in the log.
+        if self.state.is_round_over() || self.state.current_player() == Some(self.human) {
+            if let Err(e) = self.save() {
+                if !self.save_failed {
+                    self.save_failed = true;
+                    self.log.push(format!("transcript not saved: {e}"));
+                }
+            }
         }
     }
 

@@ -65,10 +65,18 @@ pub struct Transcript {
 }
 
 impl Transcript {
-    /// Writes the transcript as pretty JSON.
+    /// Writes the transcript as pretty JSON, atomically (a temporary file in
+    /// the same directory, then a rename): a game killed mid-write leaves the
+    /// previous transcript whole.
     pub fn save(&self, path: &Path) -> Result<(), String> {
         let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
-        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        let tmp = uno_agents::neural::tmp_path_for(path);
+        std::fs::write(&tmp, text)
+            .and_then(|()| std::fs::rename(&tmp, path))
+            .map_err(|e| {
+                let _ = std::fs::remove_file(&tmp);
+                format!("cannot write {}: {e}", path.display())
+            })
     }
 
     /// Reads a transcript written by [`Transcript::save`].
