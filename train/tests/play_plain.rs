@@ -165,7 +165,7 @@ fn plain_mode_plays_a_full_round_and_refuses_bad_input() {
         })
         .expect("a card was played");
     type Damage = Box<dyn Fn(&mut serde_json::Value)>;
-    let damaged: [(&str, Damage, &str); 6] = [
+    let damaged: [(&str, Damage, &str); 9] = [
         (
             "rules",
             Box::new(|t| t["rules_toml"] = "garbage =".into()),
@@ -199,6 +199,21 @@ fn plain_mode_plays_a_full_round_and_refuses_bad_input() {
             Box::new(move |t| t["steps"][first_action]["round"] = 99.into()),
             "is recorded in round 99",
         ),
+        (
+            "totals",
+            Box::new(|t| t["scores"] = serde_json::json!([1, 2, 3])),
+            "the recorded scores [1, 2, 3] (match winner None) are not what the steps replay to",
+        ),
+        (
+            "winner",
+            Box::new(|t| t["match_winner"] = 2.into()),
+            "are not what the steps replay to",
+        ),
+        (
+            "escapes",
+            Box::new(|t| t["names"][1] = "\u{1b}[2JEVIL".into()),
+            "holds control characters",
+        ),
     ];
     for (name, damage, message) in damaged {
         let mut bad = t.clone();
@@ -213,6 +228,8 @@ fn plain_mode_plays_a_full_round_and_refuses_bad_input() {
         );
         assert_eq!(code, 2, "{name}: {err}");
         assert!(err.contains(message), "{name}: {err}");
+        // The message names the file.
+        assert!(err.contains(path.to_str().unwrap()), "{name}: {err}");
         assert!(!err.contains("panicked"), "{name}: {err}");
         let _ = std::fs::remove_file(&path);
     }
@@ -683,7 +700,10 @@ fn the_transcript_is_on_disk_while_the_game_waits_for_you() {
         }
     };
     // Still waiting for a third move (stdin is open): the file was written mid-game.
-    assert!(child.try_wait().expect("wait").is_none(), "the game is still on");
+    assert!(
+        child.try_wait().expect("wait").is_none(),
+        "the game is still on"
+    );
     assert!(t["match_winner"].is_null());
     let _ = child.kill();
     let _ = child.wait();

@@ -183,7 +183,7 @@ pub fn run(a: Args) -> CmdResult {
 /// Runs `replay`.
 pub fn run_replay(a: ReplayArgs) -> CmdResult {
     let t = transcript::Transcript::load(&a.file)?;
-    let r = replay::Replay::build(t)?;
+    let r = replay::Replay::build(t).map_err(|e| format!("{}: {e}", a.file.display()))?;
     if a.plain {
         replay::print_plain(&r);
         Ok(())

@@ -507,7 +507,10 @@ pub fn narrate_known(ev: &[Event], names: &Names, uses_pile: bool, known: &Known
                 // F-6: the offender shows their hand to the challenger, so
                 // the human sees it when they challenged.
                 if *challenger == names.human && !shown.is_empty() {
-                    let hand: Vec<String> = shown.iter().map(|f| f.name()).collect();
+                    let hand: Vec<String> = sorted_hand(shown.to_vec())
+                        .iter()
+                        .map(|f| f.name())
+                        .collect();
                     n.push(format!(
                         "{} {}: {}",
                         names.subj(*offender),

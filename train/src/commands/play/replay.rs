@@ -42,7 +42,8 @@ impl Replay {
     /// Replays every step on the engine; a step that does not reproduce its
     /// recorded events is an error.
     pub fn build(t: Transcript) -> Result<Replay, String> {
-        let rules = Rules::from_toml_str(&t.rules_toml).map_err(|e| e.to_string())?;
+        let rules =
+            Rules::from_toml_str(&t.rules_toml).map_err(|e| format!("its rules_toml: {e}"))?;
         let game = Game::new(rules, t.players).map_err(|e| e.to_string())?;
         if t.human_seat >= t.players {
             return Err(format!("human seat {} is not at the table", t.human_seat));
@@ -154,6 +155,17 @@ impl Replay {
                 log.push(format!("(your SLAP reaction: {ms} ms)"));
             }
             frames.push((s.clone(), log.len()));
+        }
+        // The recorded totals are those the steps lead to (a hand-edited
+        // score would otherwise be shown as if it were the game's).
+        if t.scores != s.scores() || t.match_winner != s.match_winner() {
+            return Err(format!(
+                "the recorded scores {:?} (match winner {:?}) are not what the steps replay to: {:?} ({:?})",
+                t.scores,
+                t.match_winner,
+                s.scores(),
+                s.match_winner()
+            ));
         }
         Ok(Replay {
             t,

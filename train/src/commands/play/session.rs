@@ -236,12 +236,14 @@ impl Session {
     }
 
     /// True when the human races in `race` (an opponent in a SLAP; anyone
-    /// at the table may catch a silent bot).
+    /// at the table may catch a silent bot), and only while still in the
+    /// match (a seat eliminated under C-7 watches).
     pub fn human_races(&self, race: Race) -> bool {
-        match race {
-            Race::Slap { slapper } => slapper != self.human && self.state.is_active(self.human),
-            Race::Catch { .. } => self.game.rules().options.uno_call == UnoCall::Explicit,
-        }
+        self.state.is_active(self.human)
+            && match race {
+                Race::Slap { slapper } => slapper != self.human,
+                Race::Catch { .. } => self.game.rules().options.uno_call == UnoCall::Explicit,
+            }
     }
 
     /// The simulated SLAP reaction times of the bots racing against `slapper`, in ms.
@@ -557,4 +559,48 @@ pub fn prompt(game: &Game, state: &State, human: usize, names: &Names) -> String
         Phase::RoundOver | Phase::MatchOver => String::new(),
     };
     format!("{who} [{}]: {what}", state.phase().name())
+}
+
+#[cfg(test)]
+mod race_tests {
+    use super::*;
+    use uno_env::{Face, Scenario};
+
+    /// A seat eliminated under C-7 watches: it neither slaps nor catches.
+    #[test]
+    fn an_eliminated_human_takes_part_in_no_race() {
+        let toml = std::env::temp_dir().join(format!("uno-races-{}.toml", std::process::id()));
+        std::fs::write(
+            &toml,
+            "preset = \"classic\"\n[options]\nuno_call = \"explicit\"\nscoring = \"challenge\"\n",
+        )
+        .unwrap();
+        let (mut s, _) = crate::commands::play::test_session(&[
+            "--rules",
+            toml.to_str().unwrap(),
+            "--players",
+            "3",
+            "--bot",
+            "heuristic",
+        ]);
+        let _ = std::fs::remove_file(&toml);
+        let catch = Race::Catch { seat: 1 };
+        let slap = Race::Slap { slapper: 1 };
+        assert!(s.human_races(catch) && s.human_races(slap));
+        let face = |n: &str| Face::parse(n).unwrap();
+        let sc = Scenario {
+            hands: vec![
+                vec![],
+                vec![face("R5"), face("G7")],
+                vec![face("Y3"), face("B2")],
+            ],
+            top: Some(face("R1")),
+            current: 1,
+            eliminated: vec![s.human],
+            ..Scenario::default()
+        };
+        s.state = s.game.scenario(&sc).unwrap();
+        assert!(!s.state.is_active(s.human));
+        assert!(!s.human_races(catch) && !s.human_races(slap));
+    }
 }

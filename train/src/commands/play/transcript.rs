@@ -92,6 +92,14 @@ impl Transcript {
                 t.format
             ));
         }
+        // Names and labels are printed to the terminal: no escape sequences.
+        let labels = t.names.iter().chain([&t.bot, &t.rules]);
+        if let Some(bad) = labels.into_iter().find(|l| l.chars().any(char::is_control)) {
+            return Err(format!(
+                "{}: the name or label {bad:?} holds control characters",
+                path.display()
+            ));
+        }
         Ok(t)
     }
 }
