@@ -405,13 +405,13 @@ impl Session {
         // Written whenever the game waits for you (and at a round's end): a
         // game killed while you think (Ctrl-C, a closed terminal) keeps every
         // step so far. A failure is told once, in the log.
-        if self.state.is_round_over() || self.state.current_player() == Some(self.human) {
-            if let Err(e) = self.save() {
-                if !self.save_failed {
-                    self.save_failed = true;
-                    self.log.push(format!("transcript not saved: {e}"));
-                }
-            }
+        let waits = self.state.is_round_over() || self.state.current_player() == Some(self.human);
+        if waits
+            && let Err(e) = self.save()
+            && !self.save_failed
+        {
+            self.save_failed = true;
+            self.log.push(format!("transcript not saved: {e}"));
         }
     }
 
