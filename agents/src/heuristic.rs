@@ -18,6 +18,7 @@ use crate::view::PublicView;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 use uno_env::action::{ACCEPT, CALL_UNO, CHALLENGE, COLOUR, DRAW, PASS, TARGET};
 use uno_env::card::{Colour, Face, Kind, NUM_COLOURED_KINDS, NUM_COLOURS, NUM_FACES};
 use uno_env::game::iter_bits;
@@ -136,10 +137,11 @@ struct SupplyModel {
     hazard: Vec<f64>,
     /// Mean cards per firing.
     fire_mean: f64,
-    /// `table[stop][presses]`: [`SupplyModel::expected_by_misses`] for up to
-    /// [`TABLED_PRESSES`] presses, computed once per game (the heuristic asks
-    /// several times per decision).
-    table: [Vec<Vec<f64>>; 2],
+    /// [`SupplyModel::expected_by_misses`] for `stop` and up to
+    /// [`TABLED_PRESSES`] presses, one flat table indexed by
+    /// `((stop · (TABLED_PRESSES + 1)) + presses) · hazard.len() + misses`,
+    /// computed once (the heuristic asks several times per decision).
+    table: Vec<f64>,
     /// The rules it was built from (checked at every decision, so that an
     /// agent moved to another game never uses a stale model).
     source: (Supply, LauncherModel),
@@ -153,7 +155,7 @@ impl SupplyModel {
             return SupplyModel {
                 hazard: vec![1.0],
                 fire_mean: 1.0,
-                table: [Vec::new(), Vec::new()],
+                table: Vec::new(),
                 source,
             };
         }
@@ -186,14 +188,14 @@ impl SupplyModel {
         let mut m = SupplyModel {
             hazard,
             fire_mean,
-            table: [Vec::new(), Vec::new()],
+            table: Vec::new(),
             source,
         };
-        m.table = [false, true].map(|stop| {
-            (0..=TABLED_PRESSES)
-                .map(|presses| m.expected_by_misses(presses, stop))
-                .collect()
-        });
+        m.table = [false, true]
+            .into_iter()
+            .flat_map(|stop| (0..=TABLED_PRESSES).map(move |presses| (stop, presses)))
+            .flat_map(|(stop, presses)| m.expected_by_misses(presses, stop))
+            .collect();
         m
     }
 
@@ -213,10 +215,12 @@ impl SupplyModel {
         if self.pile() {
             return presses as f64;
         }
-        let m = misses.min(self.hazard.len() - 1);
-        match self.table[stop as usize].get(presses) {
-            Some(e) => e[m],
-            None => self.expected_by_misses(presses, stop)[m],
+        let l = self.hazard.len();
+        let m = misses.min(l - 1);
+        if presses <= TABLED_PRESSES {
+            self.table[(stop as usize * (TABLED_PRESSES + 1) + presses) * l + m]
+        } else {
+            self.expected_by_misses(presses, stop)[m]
         }
     }
 
@@ -244,7 +248,32 @@ pub struct Heuristic {
     pub params: HeuristicParams,
     rng: ChaCha8Rng,
     memory: Option<Memory>,
-    supply: Option<SupplyModel>,
+    /// Shared by the heuristics of one thread that play the same supply
+    /// rules (one copy in the cache for a thousand agents of a batched env).
+    supply: Option<Arc<SupplyModel>>,
+}
+
+thread_local! {
+    /// The last supply model built on this thread, handed to every
+    /// heuristic that meets the same supply rules.
+    static SHARED_SUPPLY: std::cell::RefCell<Option<Arc<SupplyModel>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// The supply model for `game`: this thread's shared one when it fits, else
+/// a new one (then shared).
+fn supply_model(game: &Game) -> Arc<SupplyModel> {
+    SHARED_SUPPLY.with(|cell| {
+        let mut shared = cell.borrow_mut();
+        match &*shared {
+            Some(m) if m.fits(game) => Arc::clone(m),
+            _ => {
+                let m = Arc::new(SupplyModel::new(game));
+                *shared = Some(Arc::clone(&m));
+                m
+            }
+        }
+    })
 }
 
 impl Heuristic {
@@ -616,7 +645,7 @@ impl Heuristic {
     fn decide(&mut self, game: &Game, state: &State, seat: usize) -> usize {
         let sm = match self.supply.take() {
             Some(m) if m.fits(game) => m,
-            _ => SupplyModel::new(game),
+            _ => supply_model(game),
         };
         let a = self.decide_with(game, state, seat, &sm);
         self.supply = Some(sm);
