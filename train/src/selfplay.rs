@@ -174,6 +174,10 @@ impl Default for TrainConfig {
     }
 }
 
+/// Most games an evaluation plays per opponent and table (an evaluation
+/// cannot be interrupted, so a typo must not make it last for days).
+pub const MAX_EVAL_GAMES: u64 = 1_000_000;
+
 /// File of a run directory holding its counters and pool ([`TrainerState`]).
 pub const TRAINER_FILE: &str = "trainer.json";
 
@@ -231,6 +235,29 @@ impl TrainConfig {
         }
         if self.hidden.is_empty() || self.hidden.iter().any(|&h| h == 0 || h > 4096) {
             return Err("hidden layers must be 1..=4096 wide".into());
+        }
+        // TOML integers are 64-bit signed: a larger seed could not be
+        // written to the run's config.toml (or read back by --resume).
+        if self.seed > i64::MAX as u64 {
+            return Err(format!(
+                "seed must be at most {} (a TOML integer), not {}",
+                i64::MAX,
+                self.seed
+            ));
+        }
+        if self.eval_games > MAX_EVAL_GAMES {
+            return Err(format!(
+                "eval_games must be at most {MAX_EVAL_GAMES} per opponent and table, not {}",
+                self.eval_games
+            ));
+        }
+        for (name, v) in [
+            ("checkpoint_every", self.checkpoint_every),
+            ("pool_size", self.pool_size as u64),
+        ] {
+            if v == 0 {
+                return Err(format!("{name} must be at least 1, not 0"));
+            }
         }
         if self.grow && self.init.is_none() {
             return Err("grow needs init: the checkpoint whose network to grow".into());
@@ -653,6 +680,9 @@ pub struct Trainer {
     notes: Vec<String>,
     /// The update count of the last checkpoint saved (or resumed from).
     saved_update: u64,
+    /// Snapshot directories dropped from the pool, deleted at the next save
+    /// (once trainer.json no longer lists them).
+    pruned: Vec<PathBuf>,
     /// The run directory's lock, held as long as the trainer lives.
     _lock: RunLock,
 }
@@ -930,6 +960,15 @@ impl Trainer {
             })?;
             let state: TrainerState = serde_json::from_str(&text)
                 .map_err(|e| TrainError::Io(format!("trainer.json: {e}")))?;
+            // Each file is written atomically, the set is not: a kill between
+            // latest/ and trainer.json leaves them one update apart.
+            if learner.updates() != state.updates {
+                note(format!(
+                    "note: latest/ holds the network after update {} but {TRAINER_FILE} the counters after update {} (a save was cut short); continuing with that network and those counters",
+                    learner.updates(),
+                    state.updates
+                ));
+            }
             (learner, state)
         } else {
             if resume {
@@ -1032,6 +1071,7 @@ impl Trainer {
             recent: VecDeque::new(),
             notes,
             saved_update: state.updates,
+            pruned: Vec::new(),
             state,
             _lock: lock,
             cfg,
@@ -1328,7 +1368,18 @@ impl Trainer {
             } else {
                 self.cfg.learner.lr
             };
-            let stats = self.learner.update(&self.ready, lr);
+            // The batch is checked first: weights that grew huge but stayed
+            // finite can make the rollout's outputs NaN (a divergence, not a bug).
+            let stats = match self.learner.try_update(&self.ready, lr) {
+                Ok(stats) => stats,
+                Err(e) => {
+                    return Err(TrainError::Diverged {
+                        update: self.state.updates + 1,
+                        what: format!("the rollout it would train on ({e})"),
+                        kept: self.kept_checkpoint(),
+                    });
+                }
+            };
             self.state.samples += self.ready.len() as u64;
             self.ready.clear();
             self.state.updates += 1;
@@ -1401,7 +1452,16 @@ impl Trainer {
         };
         let _ = self.log_update(stats, rollout_secs, 0.0);
         let _ = self.metrics.flush();
-        let kept = if self
+        Err(TrainError::Diverged {
+            update: self.state.updates,
+            what,
+            kept: self.kept_checkpoint(),
+        })
+    }
+
+    /// What the run directory keeps after a divergence, and how to go on.
+    fn kept_checkpoint(&self) -> String {
+        if self
             .out
             .join("latest")
             .join(uno_agents::neural::META_FILE)
@@ -1413,12 +1473,7 @@ impl Trainer {
             )
         } else {
             "no checkpoint had been saved yet".to_string()
-        };
-        Err(TrainError::Diverged {
-            update: self.state.updates,
-            what,
-            kept,
-        })
+        }
     }
 
     fn progress(&self, rate: f64) -> Progress {
@@ -1512,6 +1567,9 @@ impl Trainer {
         let json = serde_json::to_vec_pretty(&self.state).map_err(io)?;
         uno_agents::neural::write_atomic(&self.out.join(TRAINER_FILE), &json).map_err(io)?;
         self.saved_update = self.state.updates;
+        for old in self.pruned.drain(..) {
+            let _ = std::fs::remove_dir_all(self.out.join(old));
+        }
         Ok(())
     }
 
@@ -1528,9 +1586,11 @@ impl Trainer {
             self.pool.remove(0);
             drop_oldest_snapshot(&mut self.ctl);
             let old = self.state.pool.remove(0);
-            // Only ever a directory of this run's own pool/.
+            // Only ever a directory of this run's own pool/, and only once
+            // trainer.json no longer lists it (at the next save): a run killed
+            // before then resumes with every snapshot its trainer.json names.
             if pool_entry(&old).as_ref() == Some(&old) {
-                let _ = std::fs::remove_dir_all(self.out.join(old));
+                self.pruned.push(old);
             }
         }
         Ok(())

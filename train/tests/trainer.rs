@@ -622,7 +622,7 @@ fn cli_output_into_a_closed_pipe_ends_quietly() {
 fn bad_training_configs_are_refused_before_the_run_starts() {
     let dir = tempfile::tempdir().unwrap();
     type Breaker = fn(&mut TrainConfig);
-    let cases: [(&str, Breaker); 12] = [
+    let cases: [(&str, Breaker); 16] = [
         ("steps must be positive", |c| c.steps = 0),
         ("envs must be positive", |c| c.envs = 0),
         ("batch_samples must be positive", |c| c.batch_samples = 0),
@@ -638,6 +638,16 @@ fn bad_training_configs_are_refused_before_the_run_starts() {
             c.tables = vec!["classic:2".into(), "flash:3".into()];
             c.envs = 1;
         }),
+        // Not a TOML integer: it used to fail only when config.toml was
+        // written, leaving metrics files that blocked the next attempt.
+        ("seed must be at most 9223372036854775807", |c| {
+            c.seed = 1 << 63
+        }),
+        ("eval_games must be at most", |c| c.eval_games = 1 << 40),
+        ("checkpoint_every must be at least 1", |c| {
+            c.checkpoint_every = 0
+        }),
+        ("pool_size must be at least 1", |c| c.pool_size = 0),
     ];
     for (i, (field, break_it)) in cases.into_iter().enumerate() {
         let mut cfg = tiny(5_000);
@@ -1597,6 +1607,79 @@ fn a_diverging_update_stops_the_run_and_keeps_the_last_checkpoint() {
     // Its metrics were logged: the divergence shows in metrics.jsonl.
     let metrics = std::fs::read_to_string(out.join("metrics.jsonl")).unwrap();
     assert_eq!(metrics.lines().count() as u64, saved + 1, "{metrics}");
+}
+
+/// Weights that grow huge but stay finite can make the next rollout's
+/// outputs NaN: that is a divergence (an error), not a panic of the update.
+#[test]
+fn a_learning_rate_that_breaks_the_rollout_is_a_divergence_not_a_panic() {
+    for lr in [1e15, 1e25] {
+        let (_dir, out, first) = trained_tiny_run(5_000);
+        let model = std::fs::read(out.join("latest/model.bpk")).unwrap();
+        let mut wild = tiny(200_000);
+        wild.learner.lr = lr;
+        wild.lr_anneal = false;
+        let mut t = Trainer::new(wild, &out, true).unwrap();
+        let err = t
+            .run(Arc::new(AtomicBool::new(false)), |_| {})
+            .expect_err("the run must stop")
+            .to_string();
+        assert!(
+            err.contains("training diverged at update"),
+            "lr {lr}: {err}"
+        );
+        assert!(
+            err.contains(&format!("checkpoint of update {}", first.updates)),
+            "lr {lr}: {err}"
+        );
+        drop(t);
+        assert_eq!(std::fs::read(out.join("latest/model.bpk")).unwrap(), model);
+    }
+}
+
+/// `--resume` keeps how a run started: a config cannot change `init` or
+/// `grow` (they were recorded and ignored), and a run that lost its
+/// config.toml resumes with the settings its checkpoint records (it used
+/// to fall back to the defaults: another run's rules and network).
+#[test]
+fn cli_resume_keeps_the_runs_start_and_recorded_settings() {
+    use std::process::Command;
+    let bin = env!("CARGO_BIN_EXE_uno-attack");
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("tiny.toml");
+    std::fs::write(
+        &cfg,
+        "rules = \"classic\"\nplayers = 2\nenvs = 16\nbatch_samples = 256\nhidden = [16]\neval_every = 0\nsnapshot_every = 0\ntensorboard = false\nthreads = 1\n[learner]\nminibatch_size = 128\n",
+    )
+    .unwrap();
+    let out = dir.path().join("run");
+    let train = |extra: &[&str]| {
+        Command::new(bin)
+            .arg("train")
+            .args(["--out", out.to_str().unwrap()])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = train(&["--config", cfg.to_str().unwrap(), "--steps", "2000"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let before = std::fs::read(out.join("trainer.json")).unwrap();
+    let init = dir.path().join("init.toml");
+    std::fs::write(&init, "init = \"checkpoints/classic-2p\"\n").unwrap();
+    let o = train(&["--resume", "--config", init.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot change them"), "{err}");
+    assert_eq!(std::fs::read(out.join("trainer.json")).unwrap(), before);
+    // No config.toml: the checkpoint's record (classic, hidden [16]) is used.
+    std::fs::remove_file(out.join("config.toml")).unwrap();
+    let o = train(&["--resume", "--steps", "4000"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("has no config.toml"), "{err}");
+    let written = std::fs::read_to_string(out.join("config.toml")).unwrap();
+    assert!(written.contains("rules = \"classic\""), "{written}");
+    assert!(written.contains("hidden = [16]"), "{written}");
 }
 
 /// `--resume --config FILE` changes only the settings FILE names: the run's

@@ -73,9 +73,15 @@ pub fn run(a: Args) -> CmdResult {
     // --config file's; each as its text (for merging) and as a config
     // (checked, so errors name the file's line).
     let run_config = a.out.join("config.toml");
-    let run = (a.resume && run_config.is_file())
+    let mut run = (a.resume && run_config.is_file())
         .then(|| read_config(&run_config, "invalid config.toml in the run:"))
         .transpose()?;
+    if a.resume && run.is_none() {
+        // config.toml lost: the checkpoint's meta.json records the settings
+        // too (silently falling back to the defaults would resume another run).
+        run = recorded_config(&a.out)?;
+    }
+    let run_start = run.as_ref().map(|(_, c)| (c.init.clone(), c.grow));
     let file = match a.config.as_deref() {
         Some(p) => Some((p, read_config(p, "invalid training config")?)),
         None => None,
@@ -88,6 +94,16 @@ pub fn run(a: Args) -> CmdResult {
         (Some((_, (_, cfg))), None) | (None, Some((_, cfg))) => cfg,
         (None, None) => TrainConfig::default(),
     };
+    // init and grow say how a run started: a resume cannot change them.
+    if let Some((init, grow)) = &run_start
+        && (&cfg.init != init || cfg.grow != *grow)
+    {
+        return Err(format!(
+            "init and grow start a new run from a checkpoint; --resume continues the run in {} as it started (init = {:?}, grow = {grow}), so the config cannot change them",
+            a.out.display(),
+            init.as_ref().map(|p| p.display().to_string())
+        ));
+    }
     if !cfg.tables.is_empty() && (a.rules.is_some() || a.players.is_some()) {
         return Err(format!(
             "the config trains on several tables ({}); change them with --tables, not --rules or --players",
@@ -277,6 +293,29 @@ fn resume_with(run: &str, changes: &str) -> Result<TrainConfig, String> {
 
 /// Reads the training config at `path`: its text and the config it holds;
 /// an error starts with `what` and names the line.
+/// The settings `DIR/latest/meta.json` records (`trained_with`), as TOML text
+/// and config, for a run whose config.toml is missing; `None` without a checkpoint.
+fn recorded_config(out: &std::path::Path) -> Result<Option<(String, TrainConfig)>, String> {
+    let latest = out.join("latest");
+    if !latest.join(uno_agents::neural::META_FILE).is_file() {
+        return Ok(None);
+    }
+    let meta = uno_agents::neural::read_meta(&latest).map_err(|e| e.to_string())?;
+    let cfg: TrainConfig = serde_json::from_value(meta.trained_with).map_err(|e| {
+        format!(
+            "{} has no config.toml, and {}'s trained_with is not a training config ({e})",
+            out.display(),
+            latest.join(uno_agents::neural::META_FILE).display()
+        )
+    })?;
+    eprintln!(
+        "note: {} has no config.toml; resuming with the settings its latest/meta.json records",
+        out.display()
+    );
+    let text = toml::to_string(&cfg).map_err(|e| e.to_string())?;
+    Ok(Some((text, cfg)))
+}
+
 fn read_config(path: &std::path::Path, what: &str) -> Result<(String, TrainConfig), String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
