@@ -14,6 +14,7 @@ Also shown: ``step_random`` (actions picked in Rust) with and without
 observations.
 
     python python/bench.py [--seconds 2] [--rules attack-2010] [--players 4]
+                           [--envs 1024 4096] [--threads 1 2]
 """
 
 import argparse

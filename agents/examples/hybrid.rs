@@ -52,14 +52,29 @@ fn category(id: usize) -> String {
     }
 }
 
-fn main() -> Result<(), Error> {
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("error: {e}");
+        std::process::exit(2);
+    }
+}
+
+fn run() -> Result<(), Error> {
     uno_agents::neural::register();
     let a: Vec<String> = std::env::args().skip(1).collect();
     if a.len() != 6 {
         return Err("usage: hybrid <preset> <players> <games> <base> <other> <opp>".into());
     }
-    let game = Game::new(Rules::load(&a[0])?, a[1].parse()?)?;
-    let games: u64 = a[2].parse()?;
+    let players: usize = a[1]
+        .parse()
+        .map_err(|_| format!("players must be a whole number, not `{}`", a[1]))?;
+    let game = Game::new(Rules::load(&a[0])?, players)?;
+    let games: u64 = a[2]
+        .parse()
+        .map_err(|_| format!("games must be a whole number, not `{}`", a[2]))?;
+    if games == 0 {
+        return Err("games must be at least 1".into());
+    }
     let (base, other, opp) = (parse_spec(&a[3])?, parse_spec(&a[4])?, parse_spec(&a[5])?);
     let opponents = || -> Result<Vec<Boxed>, Error> {
         (0..game.num_players())

@@ -6,21 +6,46 @@
 //! is the cost of the bytes alone, the floor under any encoder of this layout.
 use std::time::Instant;
 use uno_env::{Buffers, EnvConfig, NUM_ACTIONS, OBS_SIZE, Rules, VecEnv};
+/// One line naming the problem, and exit code 2.
+fn fail(msg: String) -> ! {
+    eprintln!("error: {msg}");
+    eprintln!("usage: profile_step [obs|floor] [batches] [envs=N] [threads=T]");
+    std::process::exit(2)
+}
+
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let obs = args.iter().any(|a| a == "obs");
-    let floor = args.iter().any(|a| a == "floor");
-    let batches: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(3000);
-    let envs: usize = args
-        .iter()
-        .find_map(|a| a.strip_prefix("envs=")?.parse().ok())
-        .unwrap_or(1024);
-    let threads: usize = args
-        .iter()
-        .find_map(|a| a.strip_prefix("threads=")?.parse().ok())
-        .unwrap_or(1);
+    let (mut obs, mut floor) = (false, false);
+    let (mut batches, mut envs, mut threads) = (3000usize, 1024usize, 1usize);
+    for a in std::env::args().skip(1) {
+        let number = |v: &str, what: &str| -> usize {
+            v.parse()
+                .unwrap_or_else(|_| fail(format!("{what} must be a whole number, not `{v}`")))
+        };
+        match a.as_str() {
+            "obs" => obs = true,
+            "floor" => floor = true,
+            "-h" | "--help" => {
+                println!("usage: profile_step [obs|floor] [batches] [envs=N] [threads=T]");
+                return;
+            }
+            _ => {
+                if let Some(v) = a.strip_prefix("envs=") {
+                    envs = number(v, "envs");
+                } else if let Some(v) = a.strip_prefix("threads=") {
+                    threads = number(v, "threads");
+                } else if a.bytes().all(|b| b.is_ascii_digit()) {
+                    batches = number(&a, "batches");
+                } else {
+                    fail(format!("unknown argument `{a}`"));
+                }
+            }
+        }
+    }
+    if batches == 0 {
+        fail("batches must be at least 1".into());
+    }
     let cfg = EnvConfig::new(Rules::preset("attack-2010").unwrap(), 4);
-    let mut env = VecEnv::new(cfg, envs, 1, threads).unwrap();
+    let mut env = VecEnv::new(cfg, envs, 1, threads).unwrap_or_else(|e| fail(e.to_string()));
     let mut buf = Buffers::new(envs);
     env.reset(buf.batch()).unwrap();
     if floor {

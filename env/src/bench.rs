@@ -37,6 +37,10 @@ pub struct BenchReport {
     /// --opponents`); its steps are the learner's decisions only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub opponents: Option<String>,
+    /// The settings in which the rules differ from the preset of their name
+    /// (a rules file that starts from a preset); empty for a preset itself.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules_changed: Vec<String>,
 }
 
 /// What [`measure`] counted.
@@ -128,6 +132,7 @@ impl BenchReport {
             steps_per_sec_per_thread: rate / threads.max(1) as f64,
             state_bytes: std::mem::size_of::<State>(),
             opponents: None,
+            rules_changed: Vec::new(),
         }
     }
 }

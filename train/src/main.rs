@@ -80,6 +80,23 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // Output that cannot be written (a full disk, /dev/full) is an error
+    // message and exit code 1, not a panic's backtrace: `println!` panics on
+    // a write error, so its message is recognised here.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let msg = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if let Some(why) = msg.strip_prefix("failed printing to stdout: ") {
+            eprintln!("error: cannot write the output: {why}");
+            std::process::exit(1);
+        }
+        default_hook(info)
+    }));
     let cli = match parse() {
         Ok(cli) => cli,
         Err(code) => return code,

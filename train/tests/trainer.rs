@@ -514,6 +514,39 @@ fn cli_counts_accept_exponents_and_name_the_bad_value() {
 }
 
 #[test]
+fn cli_bench_names_what_a_rules_file_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("variant.toml");
+    std::fs::write(
+        &rules,
+        "preset = \"attack-2010\"\n[options]\nmega_hit = false\n",
+    )
+    .unwrap();
+    let bench = |r: &str| {
+        cli_json(&[
+            "bench",
+            "--rules",
+            r,
+            "--seconds",
+            "0.05",
+            "--envs",
+            "8",
+            "--no-obs",
+            "--json",
+        ])
+    };
+    let v = bench(rules.to_str().unwrap());
+    assert_eq!(v[0]["rules"], "attack-2010", "{v}");
+    assert_eq!(
+        v[0]["rules_changed"],
+        serde_json::json!(["options.mega_hit"]),
+        "{v}"
+    );
+    let v = bench("attack-2010");
+    assert!(v[0].get("rules_changed").is_none(), "{v}");
+}
+
+#[test]
 fn cli_bench_measures_the_single_agent_env() {
     let v = cli_json(&[
         "bench",
@@ -616,6 +649,25 @@ fn cli_output_into_a_closed_pipe_ends_quietly() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
     assert!(err.is_empty(), "{err}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn cli_output_that_cannot_be_written_is_an_error_not_a_panic() {
+    // `uno-attack bench --json > /dev/full`: every write fails (ENOSPC).
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_uno-attack"))
+        .args(["bench", "--seconds", "0.05", "--envs", "16", "--json"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("error: cannot write the output"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
 }
 
 #[test]

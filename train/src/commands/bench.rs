@@ -67,10 +67,20 @@ pub fn run(mut a: Args) -> CmdResult {
                 .map_err(|e| e.to_string())?,
             Some(spec) => solo(cfg, &a, spec, obs)?,
         };
+        // A rules file that starts from a preset keeps its name: say what differs.
+        let mut r = r;
+        r.rules_changed = uno_env::Rules::preset(&game.rules().name)
+            .map(|p| p.differences(game.rules()))
+            .unwrap_or_default();
         if !a.json {
             println!(
-                "{} · {}p · {} envs · {} thread(s) · {}: {:.2}M steps/s ({:.2}M per thread), {} episodes, state {} bytes",
+                "{}{} · {}p · {} envs · {} thread(s) · {}: {:.2}M steps/s ({:.2}M per thread), {} episodes, state {} bytes",
                 r.rules,
+                if r.rules_changed.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (changed: {})", r.rules_changed.join(", "))
+                },
                 r.players,
                 r.envs,
                 r.threads,
