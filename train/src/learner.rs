@@ -65,6 +65,30 @@ impl Default for CriticConfig {
     }
 }
 
+/// `f32` settings written with their shortest decimal (`0.95`, not the
+/// `0.949999988079071` of the value widened to `f64`) in config.toml and
+/// meta.json; read back they are the same `f32`.
+pub(crate) mod short_f32 {
+    use serde::Serializer;
+
+    fn widen(v: f32) -> f64 {
+        v.to_string().parse().unwrap_or(f64::from(v))
+    }
+
+    /// Serializes an `f32` setting.
+    pub fn one<S: Serializer>(v: &f32, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(widen(*v))
+    }
+
+    /// Serializes an optional `f32` setting.
+    pub fn opt<S: Serializer>(v: &Option<f32>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(v) => s.serialize_some(&widen(*v)),
+            None => s.serialize_none(),
+        }
+    }
+}
+
 /// Hyper-parameters of the PPO learner (`[learner]` in `train.toml`: a key
 /// left out keeps its default here, a misspelt one is an error).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -73,14 +97,25 @@ pub struct LearnerConfig {
     /// Base learning rate (the caller passes the current, possibly annealed, rate to `update`).
     pub lr: f64,
     /// PPO ratio clipping ε.
+    #[serde(serialize_with = "short_f32::one")]
     pub clip_eps: f32,
     /// Value-loss weight.
+    #[serde(serialize_with = "short_f32::one")]
     pub value_coef: f32,
     /// Entropy-bonus weight.
+    #[serde(serialize_with = "short_f32::one")]
     pub entropy_coef: f32,
     /// Optional value clipping range (PPO2 style).
+    #[serde(
+        serialize_with = "short_f32::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub value_clip: Option<f32>,
     /// Global gradient-norm clipping threshold (`None` = no clipping).
+    #[serde(
+        serialize_with = "short_f32::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub max_grad_norm: Option<f32>,
     /// Passes over each rollout batch.
     pub epochs: usize,
@@ -89,10 +124,16 @@ pub struct LearnerConfig {
     /// Normalise advantages per minibatch.
     pub normalize_advantages: bool,
     /// Stop the remaining epochs once an epoch's mean approx-KL exceeds this.
+    #[serde(
+        serialize_with = "short_f32::opt",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub target_kl: Option<f32>,
     /// AdamW decoupled weight decay.
+    #[serde(serialize_with = "short_f32::one")]
     pub weight_decay: f32,
     /// AdamW ε.
+    #[serde(serialize_with = "short_f32::one")]
     pub adam_eps: f32,
     /// Seed of the weight initialisation and of the minibatch shuffling.
     pub seed: u64,

@@ -95,8 +95,10 @@ pub struct TrainConfig {
     /// Anneal the learning rate linearly to 10 % over the run.
     pub lr_anneal: bool,
     /// Discount.
+    #[serde(serialize_with = "crate::learner::short_f32::one")]
     pub gamma: f32,
     /// GAE λ.
+    #[serde(serialize_with = "crate::learner::short_f32::one")]
     pub lambda: f32,
     /// Opponent mix.
     pub opponents: OpponentMix,
@@ -121,6 +123,7 @@ pub struct TrainConfig {
     /// cap. The environment gives 0 there; training uses a penalty by default
     /// because A-1 lets a player press the launcher instead of playing, and
     /// with 0 a losing self-play learner learns to stall until the cap.
+    #[serde(serialize_with = "crate::learner::short_f32::one")]
     pub truncation_reward: f32,
     /// Rewards the learner trains on: `win` (+1 for the winner, -1/(N-1) for
     /// the others) or `points` (the winner + the points left in the other
@@ -1700,6 +1703,26 @@ fn eval_agents(latest: &Path, opp: &str, players: usize) -> Vec<AgentSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn config_files_show_settings_as_written_and_read_them_back_unchanged() {
+        let mut cfg = TrainConfig::default();
+        cfg.learner.target_kl = Some(0.02);
+        let text = toml::to_string(&cfg).unwrap();
+        for line in [
+            "lambda = 0.95",
+            "clip_eps = 0.2",
+            "entropy_coef = 0.01",
+            "adam_eps = 0.00001",
+            "target_kl = 0.02",
+        ] {
+            assert!(text.contains(line), "{line}: {text}");
+        }
+        assert!(!text.contains("0.9499999"), "{text}");
+        assert_eq!(toml::from_str::<TrainConfig>(&text).unwrap(), cfg);
+        let json = serde_json::to_value(&cfg).unwrap();
+        assert_eq!(serde_json::from_value::<TrainConfig>(json).unwrap(), cfg);
+    }
     use uno_agents::neural::playing_mask;
 
     #[test]

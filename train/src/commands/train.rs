@@ -205,7 +205,8 @@ pub fn run(a: Args) -> CmdResult {
     let bar = std::io::stderr().is_terminal().then(|| {
         let pb = ProgressBar::new(total);
         pb.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} steps · {msg} · eta {eta}")
+            // The bar takes what the line leaves (fits 80 columns).
+            ProgressStyle::with_template("{wide_bar} {pos}/{len} · {msg} · eta {eta}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         pb.set_position(trainer.state().steps);
@@ -215,7 +216,7 @@ pub fn run(a: Args) -> CmdResult {
     trainer
         .run(stop.clone(), |p| {
             let msg = format!(
-                "{:.0} steps/s · {} updates · recent win rate vs opponents {:.1}%",
+                "{:.0} steps/s · update {} · recent wins {:.1}%",
                 p.steps_per_sec,
                 p.updates,
                 100.0 * p.win_rate
