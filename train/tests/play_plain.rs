@@ -16,8 +16,17 @@ fn tmp(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("uno-play-{}-{name}", std::process::id()))
 }
 
-/// Runs the binary with `input` on stdin (closed after `hold`), killing it after `limit`.
-fn run(args: &[&str], input: String, hold: Duration, limit: Duration) -> (i32, String, String) {
+/// A running `uno-attack`: the child, its stdin, and threads draining its
+/// stdout and stderr.
+type Running = (
+    std::process::Child,
+    std::process::ChildStdin,
+    std::thread::JoinHandle<String>,
+    std::thread::JoinHandle<String>,
+);
+
+/// Starts `uno-attack` with piped stdin, stdout and stderr (drained on threads).
+fn spawn(args: &[&str]) -> Running {
     let mut child = Command::new(bin())
         .args(args)
         .stdin(Stdio::piped())
@@ -25,23 +34,26 @@ fn run(args: &[&str], input: String, hold: Duration, limit: Duration) -> (i32, S
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn uno-attack");
-    let mut stdin = child.stdin.take().expect("stdin");
+    let stdin = child.stdin.take().expect("stdin");
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = r.read_to_string(&mut s);
+            s
+        })
+    };
+    let out_t = drain(Box::new(child.stdout.take().expect("stdout")));
+    let err_t = drain(Box::new(child.stderr.take().expect("stderr")));
+    (child, stdin, out_t, err_t)
+}
+
+/// Runs the binary with `input` on stdin (closed after `hold`), killing it after `limit`.
+fn run(args: &[&str], input: String, hold: Duration, limit: Duration) -> (i32, String, String) {
+    let (mut child, mut stdin, out_t, err_t) = spawn(args);
     let writer = std::thread::spawn(move || {
         let _ = stdin.write_all(input.as_bytes());
         std::thread::sleep(hold);
         drop(stdin);
-    });
-    let mut out = child.stdout.take().expect("stdout");
-    let mut err = child.stderr.take().expect("stderr");
-    let out_t = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let err_t = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
     });
     let start = Instant::now();
     let code = loop {
@@ -590,36 +602,11 @@ fn challenge_scoring_tells_you_when_you_are_eliminated() {
     );
 }
 
-/// Starts `uno-attack` with piped stdin and stdout (stdout drained on a thread).
-fn spawn(
-    args: &[&str],
-) -> (
-    std::process::Child,
-    std::process::ChildStdin,
-    std::thread::JoinHandle<String>,
-) {
-    let mut child = Command::new(bin())
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn uno-attack");
-    let stdin = child.stdin.take().expect("stdin");
-    let mut out = child.stdout.take().expect("stdout");
-    let out_t = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    (child, stdin, out_t)
-}
-
 #[test]
 fn the_turn_timer_is_not_restarted_by_help_or_bad_input() {
     // F-3: the time is per turn. Lines that are not a move (help, nonsense)
     // every 0.3 s used to restart a 1 s timer, so it never ran out.
-    let (mut child, mut stdin, out_t) = spawn(&[
+    let (mut child, mut stdin, out_t, _err_t) = spawn(&[
         "play",
         "--plain",
         "--rules",
@@ -664,7 +651,7 @@ fn the_transcript_is_on_disk_while_the_game_waits_for_you() {
     // be written only at the start and at a round's end).
     let tr = tmp("killed.json");
     let _ = std::fs::remove_file(&tr);
-    let (mut child, mut stdin, out_t) = spawn(&[
+    let (mut child, mut stdin, out_t, _err_t) = spawn(&[
         "play",
         "--plain",
         "--rules",
