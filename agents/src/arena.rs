@@ -9,6 +9,8 @@
 //! deal and differ only in who sits where (duplicate-style, which lowers the
 //! variance of comparisons), and no two of them seat the agents alike (a block
 //! of `N` players' games would repeat each seating `N / K` times on one deal).
+//! Where the names repeat around the table (A,A; A,B,A,B) some rotations
+//! would seat them alike: those get deals of their own ([`Seating::deal`]).
 //! Each seat's agent is reset with a seed mixed from `(seed, g, seat)`, so
 //! results do not depend on the thread count.
 //!
@@ -198,18 +200,43 @@ impl Seating {
         if k == 0 {
             return vec![0; players];
         }
-        let block = game / k;
-        let drawn;
-        let order = match self.orders.len() {
-            0 => {
-                drawn = self.drawn_order(block);
-                &drawn
-            }
-            m => &self.orders[(block % m as u64) as usize],
-        };
+        let order = self.order_of(game / k);
         (0..players)
             .map(|seat| order[((seat as u64 + game) % k) as usize])
             .collect()
+    }
+
+    /// The cyclic order (agents by position) of rotation block `block`.
+    fn order_of(&self, block: u64) -> Vec<usize> {
+        match self.orders.len() {
+            0 => self.drawn_order(block),
+            m => self.orders[(block % m as u64) as usize].clone(),
+        }
+    }
+
+    /// The ChaCha stream game `game` deals from: `game / K`, shared by the
+    /// games of its rotation block, except that when the block's order of
+    /// names repeats itself around the table (A,A or A,B,A,B: its period
+    /// `P` under rotation is less than `K`), rotations `r` and `r + P` would
+    /// seat the same names alike, so each repetition gets a deal of its own
+    /// (stream `game / K + (r / P) · 2^40`). Every seating of names is then
+    /// played at most once on a deal.
+    pub fn deal(&self, game: u64) -> u64 {
+        let k = self.class.len();
+        if k == 0 {
+            return game;
+        }
+        let block = game / k as u64;
+        let classes: Vec<usize> = self
+            .order_of(block)
+            .iter()
+            .map(|&a| self.class[a])
+            .collect();
+        let period = (1..=k)
+            .find(|&p| k % p == 0 && (0..k).all(|i| classes[i] == classes[(i + p) % k]))
+            .unwrap_or(k);
+        let copy = (game % k as u64) / period as u64;
+        block + (copy << 40)
     }
 
     /// The order of rotation block `block` when they are drawn: a shuffle of
@@ -396,7 +423,7 @@ fn play_one(
     let n = game.num_players();
     let k = seats.len();
     // One deal per rotation block of `k` games (see the module docs).
-    let mut state = game.new_state_on_stream(seed, g / k as u64);
+    let mut state = game.new_state_on_stream(seed, seating.deal(g));
     // Which instance plays each seat.
     let seated = seating.table(g, n);
     let mut used = vec![0usize; k];

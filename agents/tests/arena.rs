@@ -335,6 +335,50 @@ fn no_seating_is_played_twice_on_one_deal() {
     }
 }
 
+/// No seating of names is played twice on one deal, also where the names
+/// repeat around the table (A,A and A,B,A,B used to replay half their games
+/// on the same deal; the docs advise listing an agent twice to play itself).
+#[test]
+fn repeated_names_never_replay_a_seating_on_one_deal() {
+    for (list, players) in [
+        (&["a", "a"][..], 2),
+        (&["a", "a"][..], 4),
+        (&["a", "b", "a", "b"][..], 4),
+        (&["a", "a", "a"][..], 3),
+        (&["a", "b", "c", "a", "b", "c"][..], 6),
+        (&["a", "b"][..], 4),
+        (&["a", "b", "c"][..], 3),
+    ] {
+        let n = names(list);
+        let seating = Seating::new(&n, 7);
+        let mut seen = std::collections::HashSet::new();
+        for g in 0..seating.block() * 6 {
+            let table: Vec<&String> = seating.table(g, players).iter().map(|&a| &n[a]).collect();
+            assert!(
+                seen.insert((seating.deal(g), table.clone())),
+                "{list:?}: game {g} replays {table:?} on deal {}",
+                seating.deal(g)
+            );
+        }
+        // Without a repetition the games of a block share their deal, as before.
+        if list == ["a", "b"] || list == ["a", "b", "c"] {
+            assert!((0..12).all(|g| seating.deal(g) == g / list.len() as u64));
+        }
+    }
+    // Two copies of a deterministic agent: games 0 and 1 are different deals.
+    let cfg = |games| ArenaConfig {
+        rules: Rules::preset("classic").unwrap(),
+        players: 2,
+        agents: specs(&["first-legal", "first-legal"]),
+        games,
+        seed: 5,
+        threads: 1,
+    };
+    let one = run_arena(&cfg(1), None).unwrap();
+    let two = run_arena(&cfg(2), None).unwrap();
+    assert!((two.mean_decisions - one.mean_decisions).abs() > 1e-9);
+}
+
 #[test]
 fn spec_errors_name_the_problem() {
     let err = |s: &str| parse_spec(s).unwrap_err();
