@@ -233,7 +233,7 @@ impl Seating {
             .map(|&a| self.class[a])
             .collect();
         let period = (1..=k)
-            .find(|&p| k % p == 0 && (0..k).all(|i| classes[i] == classes[(i + p) % k]))
+            .find(|&p| k.is_multiple_of(p) && (0..k).all(|i| classes[i] == classes[(i + p) % k]))
             .unwrap_or(k);
         let copy = (game % k as u64) / period as u64;
         block + (copy << 40)
@@ -797,10 +797,25 @@ impl fmt::Display for LeagueReport {
                 100.0 * e.wins as f64 / e.games.max(1) as f64
             )?;
         }
-        writeln!(f, "head to head (row's wins against column):")?;
+        writeln!(
+            f,
+            "head to head (row's wins against column; agents by rank as above):"
+        )?;
         let n = self.specs.len();
-        // Row labels are "#i spec"; columns as wide as the largest count.
-        let lw = w + format!("#{} ", n.saturating_sub(1)).len();
+        // The agents in the table's order (by rating): the list index of
+        // each row (a spec listed twice takes its indices in turn).
+        let mut used = vec![false; n];
+        let order: Vec<usize> = self
+            .table
+            .iter()
+            .filter_map(|e| {
+                let j = (0..n).find(|&j| !used[j] && self.specs[j] == e.spec)?;
+                used[j] = true;
+                Some(j)
+            })
+            .collect();
+        // Row labels are "#rank spec"; columns as wide as the largest count.
+        let lw = w + format!("#{} ", n).len();
         let cw = self
             .wins
             .iter()
@@ -808,15 +823,15 @@ impl fmt::Display for LeagueReport {
             .map(|c| c.to_string().len())
             .max()
             .unwrap_or(1)
-            .max(format!("#{}", n.saturating_sub(1)).len());
+            .max(format!("#{n}").len());
         write!(f, "{:<lw$}", "")?;
-        for j in 0..n {
-            write!(f, "  {:>cw$}", format!("#{j}"))?;
+        for r in 0..order.len() {
+            write!(f, "  {:>cw$}", format!("#{}", r + 1))?;
         }
         writeln!(f)?;
-        for (i, s) in self.specs.iter().enumerate() {
-            write!(f, "{:<lw$}", format!("#{i} {s}"))?;
-            for j in 0..n {
+        for (r, &i) in order.iter().enumerate() {
+            write!(f, "{:<lw$}", format!("#{} {}", r + 1, self.specs[i]))?;
+            for &j in &order {
                 if i == j {
                     write!(f, "  {:>cw$}", "-")?;
                 } else {

@@ -461,6 +461,21 @@ fn league_ranks_the_ladder_and_reports_progress() {
     assert_eq!(r.table[2].spec, "random", "{r}");
     let text = r.to_string();
     assert!(text.contains("rating"));
+    // The head-to-head rows follow the rating table's ranks (they used to
+    // follow the list, so "#2" named two different agents).
+    let h2h: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("head to head"))
+        .skip(2)
+        .collect();
+    assert!(h2h[0].starts_with("#1 heuristic"), "{text}");
+    assert!(h2h[2].starts_with("#3 random"), "{text}");
+    let greedy_row: Vec<&str> = h2h[1].split_whitespace().collect();
+    assert_eq!(
+        greedy_row[..3],
+        ["#2", "greedy", &r.wins[1][2].to_string()],
+        "{text}"
+    );
     serde_json::to_string(&r).unwrap();
 }
 

@@ -1603,7 +1603,7 @@ impl Trainer {
     /// arena, on every table of the run (`eval_games` games each).
     ///
     /// One table: `eval/win_rate_vs_{random,heuristic}` and `eval` =
-    /// `{opponent: {win_rate, ci, games, chance}}`. Several: the same per
+    /// `{opponent: {win_rate, ci, games, chance, truncated}}`. Several: the same per
     /// table under `eval/<rules>-<N>p/…` and `eval.tables`, and the means
     /// over the tables in the one-table places (`best/` keeps the best mean).
     pub fn evaluate(&mut self) -> Result<(), TrainError> {
@@ -1638,7 +1638,7 @@ impl Trainer {
                 scalars.push((format!("{prefix}points_vs_{opp}"), me.points_won));
                 results.insert(
                     opp.to_string(),
-                    serde_json::json!({ "win_rate": me.win_rate, "ci": me.win_ci, "games": me.games, "chance": me.chance }),
+                    serde_json::json!({ "win_rate": me.win_rate, "ci": me.win_ci, "games": me.games, "chance": me.chance, "truncated": report.truncated }),
                 );
                 sums[o].0 += me.win_rate;
                 sums[o].1 += me.chance;

@@ -392,11 +392,20 @@ pub fn read_meta(dir: &Path) -> Result<CheckpointMeta, NeuralError> {
     let path = dir.join(META_FILE);
     // Missing only when it is not there: a directory that cannot be read is
     // an I/O error naming the cause (e.g. permission denied).
+    // A run directory given for a checkpoint (a likely slip): say where its
+    // checkpoints are.
+    let missing = |path: PathBuf| {
+        if dir.join("latest").join(META_FILE).is_file() {
+            NeuralError::RunDir(dir.to_path_buf())
+        } else {
+            NeuralError::MissingFile(path)
+        }
+    };
     let len = match fs::metadata(&path) {
         Ok(m) if m.is_file() => m.len(),
-        Ok(_) => return Err(NeuralError::MissingFile(path)),
+        Ok(_) => return Err(missing(path)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(NeuralError::MissingFile(path));
+            return Err(missing(path));
         }
         Err(e) => return Err(io_err(&path, e)),
     };

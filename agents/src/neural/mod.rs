@@ -42,6 +42,14 @@ pub enum NeuralError {
     /// A file the checkpoint needs is missing.
     #[error("checkpoint file {0} is missing")]
     MissingFile(PathBuf),
+    /// The directory is a training run's, not a checkpoint: its checkpoints
+    /// are in `latest/` and `best/`.
+    #[error(
+        "{} is a training run, not a checkpoint: use its latest/ or best/ checkpoint ({}/latest)",
+        .0.display(),
+        .0.display()
+    )]
+    RunDir(PathBuf),
     /// An I/O error while reading or writing a checkpoint file.
     #[error("I/O error on {path}: {source}")]
     Io {

@@ -550,6 +550,12 @@ mod tests {
         }
         std::fs::remove_file(&meta_path).expect("rm");
         assert!(matches!(read_meta(&dir), Err(NeuralError::MissingFile(_))));
+        // A training run's directory: pointed to its checkpoints.
+        std::fs::create_dir_all(dir.join("latest")).expect("mkdir");
+        std::fs::write(dir.join("latest").join(META_FILE), "{}").expect("write");
+        let e = read_meta(&dir).unwrap_err();
+        assert!(matches!(e, NeuralError::RunDir(_)), "{e:?}");
+        assert!(e.to_string().contains("use its latest/ or best/"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -175,6 +175,13 @@ pub fn run(a: Args) -> CmdResult {
             c.steps,
             a.out.display()
         );
+        if a.resume && trainer.state().steps >= c.steps {
+            eprintln!(
+                "note: the run already has {} steps, which reaches --steps {}: nothing to train (give a larger --steps to continue it)",
+                trainer.state().steps,
+                c.steps
+            );
+        }
     }
     let stop = Arc::new(AtomicBool::new(false));
     {
@@ -240,17 +247,24 @@ pub fn run(a: Args) -> CmdResult {
     let s = trainer.state();
     let interrupted = stop.load(Ordering::SeqCst);
     println!(
-        "{} after {} steps, {} samples, {} updates, {} episodes in {:.0} s; checkpoint: {}",
+        "{} after {} steps, {} samples, {} update{}, {} episodes in {:.0} s of training; checkpoint: {}",
         if interrupted { "stopped" } else { "done" },
         s.steps,
         s.samples,
         s.updates,
+        if s.updates == 1 { "" } else { "s" },
         s.episodes,
         s.seconds,
         a.out.join("latest").display()
     );
     if !s.eval.is_null() {
         println!("last evaluation: {}", s.eval);
+        if eval_truncated(&s.eval) > 0 {
+            println!(
+                "note: {} evaluation rounds were cut short at the decision cap (an untrained network that keeps pressing or drawing): they count as lost",
+                eval_truncated(&s.eval)
+            );
+        }
     }
     if interrupted {
         // Ctrl-C: the checkpoint is saved, but the run did not finish, so
@@ -332,4 +346,23 @@ fn toml_error(path: &std::path::Path, text: &str, e: &toml::de::Error) -> String
         path.display(),
         uno_env::rules::toml_error_line(text, e)
     )
+}
+
+/// Rounds of an evaluation (`trainer.json`'s `eval`) cut short at the
+/// decision cap, over every opponent and table.
+fn eval_truncated(eval: &serde_json::Value) -> u64 {
+    let mut n = 0;
+    if let Some(m) = eval.as_object() {
+        for (k, v) in m {
+            n += if k == "tables" {
+                v.as_object()
+                    .map_or(0, |t| t.values().map(eval_truncated).sum())
+            } else {
+                v.get("truncated")
+                    .and_then(serde_json::Value::as_u64)
+                    .unwrap_or(0)
+            };
+        }
+    }
+    n
 }

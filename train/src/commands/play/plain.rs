@@ -196,7 +196,11 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
         .map(Duration::from_secs_f64);
     let think = Duration::from_millis(a.think_ms);
     let mut shown = 0usize;
-    println!("UNO Attack! plain mode. Type help for the commands.");
+    println!(
+        "uno-attack plain mode: {}, {} players. Type help for the commands.",
+        s.game.rules().name,
+        s.game.num_players()
+    );
     let mut need_table = true;
     // The current turn's (round, decision) and when its time runs out.
     let mut deadline: Option<((usize, u32), Instant)> = None;
@@ -298,7 +302,10 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
         let cmd = line.trim().to_ascii_lowercase();
         match cmd.as_str() {
             "" => println!("Type a menu number or an action name (help lists the commands)."),
-            "q" | "quit" | "exit" => break,
+            "q" | "quit" | "exit" => {
+                println!("Quitting.");
+                break;
+            }
             "help" | "?" | "h" => println!("{HELP}"),
             "look" | "l" | "state" => need_table = true,
             _ => {
@@ -320,7 +327,10 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
                     match Action::parse(&cmd) {
                         Some(act) => Some(act.id()),
                         None => {
-                            println!("Not understood: `{cmd}`. Type help for the commands.");
+                            println!(
+                                "Not understood: `{}`. Type help for the commands.",
+                                line.trim()
+                            );
                             None
                         }
                     }
