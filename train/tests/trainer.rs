@@ -1715,12 +1715,12 @@ fn cli_resume_keeps_the_runs_start_and_recorded_settings() {
     };
     let o = train(&["--config", cfg.to_str().unwrap(), "--steps", "2000"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let before = std::fs::read(out.join("trainer.json")).unwrap();
     // Resumed at the steps it already has: told, not silently "done".
     let o = train(&["--resume"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(err.contains("nothing to train"), "{err}");
+    let before = std::fs::read(out.join("trainer.json")).unwrap();
     let init = dir.path().join("init.toml");
     std::fs::write(&init, "init = \"checkpoints/classic-2p\"\n").unwrap();
     let o = train(&["--resume", "--config", init.to_str().unwrap()]);
