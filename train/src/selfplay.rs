@@ -718,16 +718,8 @@ fn changed_settings(before: &LearnerConfig, now: &LearnerConfig) -> Vec<String> 
                 }
             }
             serde_json::Value::Null => {}
-            serde_json::Value::Number(n) => {
-                // Settings are f32s: show 0.01, not 0.009999999776482582.
-                let text = match n.as_f64() {
-                    Some(x) if !n.is_i64() && !n.is_u64() && f64::from(x as f32) == x => {
-                        (x as f32).to_string()
-                    }
-                    _ => n.to_string(),
-                };
-                out.insert(prefix.to_string(), text);
-            }
+            // Numbers as serialized: f32 settings already show as written
+            // (0.01, not 0.009999999776482582; `learner::short_f32`).
             other => {
                 out.insert(prefix.to_string(), other.to_string());
             }

@@ -62,13 +62,12 @@ pub fn run(mut a: Args) -> CmdResult {
     let mut reports = Vec::new();
     for &obs in modes {
         let cfg = EnvConfig::new(game.rules().clone(), a.players);
-        let r = match &a.opponents {
+        let mut r = match &a.opponents {
             None => bench::run(cfg, a.envs, a.threads, a.seconds, obs, a.seed)
                 .map_err(|e| e.to_string())?,
             Some(spec) => solo(cfg, &a, spec, obs)?,
         };
         // A rules file that starts from a preset keeps its name: say what differs.
-        let mut r = r;
         r.rules_changed = uno_env::Rules::preset(&game.rules().name)
             .map(|p| p.differences(game.rules()))
             .unwrap_or_default();

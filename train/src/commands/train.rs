@@ -259,10 +259,10 @@ pub fn run(a: Args) -> CmdResult {
     );
     if !s.eval.is_null() {
         println!("last evaluation: {}", s.eval);
-        if eval_truncated(&s.eval) > 0 {
+        let cut = eval_truncated(&s.eval);
+        if cut > 0 {
             println!(
-                "note: {} evaluation rounds were cut short at the decision cap (an untrained network that keeps pressing or drawing): they count as lost",
-                eval_truncated(&s.eval)
+                "note: {cut} evaluation rounds were cut short at the decision cap (an untrained network that keeps pressing or drawing): they count as lost"
             );
         }
     }

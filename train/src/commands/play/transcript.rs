@@ -70,13 +70,12 @@ impl Transcript {
     /// previous transcript whole.
     pub fn save(&self, path: &Path) -> Result<(), String> {
         let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
-        let tmp = uno_agents::neural::tmp_path_for(path);
-        std::fs::write(&tmp, text)
-            .and_then(|()| std::fs::rename(&tmp, path))
-            .map_err(|e| {
-                let _ = std::fs::remove_file(&tmp);
-                format!("cannot write {}: {e}", path.display())
-            })
+        uno_agents::neural::write_atomic(path, text.as_bytes()).map_err(|e| match e {
+            uno_agents::neural::NeuralError::Io { source, .. } => {
+                format!("cannot write {}: {source}", path.display())
+            }
+            e => e.to_string(),
+        })
     }
 
     /// Reads a transcript written by [`Transcript::save`].
