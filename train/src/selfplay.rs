@@ -115,7 +115,8 @@ pub struct TrainConfig {
     pub checkpoint_every: u64,
     /// Seed.
     pub seed: u64,
-    /// Threads for environment stepping and evaluation.
+    /// Threads for environment stepping and evaluation (0 = as many as
+    /// rayon's global pool has: every core unless the caller built it).
     pub threads: usize,
     /// Write TensorBoard event files.
     pub tensorboard: bool,
@@ -196,6 +197,15 @@ pub fn parse_table(s: &str) -> Result<(String, usize), String> {
 }
 
 impl TrainConfig {
+    /// The threads to step and evaluate on: `threads`, or with 0 the size of
+    /// rayon's global pool (at most [`uno_env::MAX_THREADS`]).
+    pub fn resolved_threads(&self) -> usize {
+        match self.threads {
+            0 => rayon::current_num_threads().clamp(1, uno_env::MAX_THREADS),
+            t => t,
+        }
+    }
+
     /// The tables of the run, `(rules, players)`: `tables`, or the one of `rules` and `players`.
     pub fn table_list(&self) -> Result<Vec<(String, usize)>, String> {
         if self.tables.is_empty() {
@@ -330,6 +340,12 @@ pub struct TrainerState {
     /// Episodes finished on each table of the run, in `tables` order.
     #[serde(default)]
     pub episodes_per_table: Vec<u64>,
+    /// Seed of the evaluation deals, fixed when the run starts: a resume with
+    /// another `--seed` still evaluates on the deals `best_vs_heuristic` was
+    /// measured on. Runs written before 2026-11-26 have none and take it
+    /// from the seed they resume with, as they always did.
+    #[serde(default)]
+    pub eval_seed: Option<u64>,
 }
 
 /// An error of the trainer.
@@ -860,7 +876,7 @@ impl Trainer {
             let threads = if list.len() > 1 {
                 1
             } else {
-                cfg.threads.max(1)
+                cfg.resolved_threads()
             };
             let env = VecEnv::new(env_cfg, n, seed, threads)
                 .map_err(|e| TrainError::Config(e.to_string()))?;
@@ -994,6 +1010,7 @@ impl Trainer {
             (learner, TrainerState::default())
         };
         state.episodes_per_table.resize(tables.len(), 0);
+        state.eval_seed.get_or_insert(cfg.seed ^ 0xE7A1);
         learner.attach_critic(ORACLE_SIZE)?;
         // The pool: snapshots in this run's own pool/ (see `pool_entry`); one
         // that is gone or cannot be loaded leaves the pool with a note, so
@@ -1616,8 +1633,8 @@ impl Trainer {
                     // The same deals at every evaluation (paired comparisons:
                     // differences between evaluations, and so `best/`, reflect
                     // the network rather than the luck of new deals).
-                    seed: self.cfg.seed ^ 0xE7A1,
-                    threads: self.cfg.threads,
+                    seed: self.state.eval_seed.unwrap_or(self.cfg.seed ^ 0xE7A1),
+                    threads: self.cfg.resolved_threads(),
                 };
                 let report = run_arena(&cfg, None).map_err(io)?;
                 let me = &report.agents[0];

@@ -1606,8 +1606,15 @@ fn cli_train_help_defaults_threads_0_and_a_file_as_out() {
     );
     let cfg: TrainConfig =
         toml::from_str(&std::fs::read_to_string(out.join("config.toml")).unwrap()).unwrap();
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(256));
-    assert_eq!(cfg.threads, cores);
+    // The run records the 0 as given, not this machine's core count, so a
+    // resume elsewhere uses that machine's cores.
+    assert_eq!(cfg.threads, 0);
+    assert_eq!(
+        cfg.resolved_threads(),
+        rayon::current_num_threads().min(256)
+    );
+    let pinned = TrainConfig { threads: 3, ..cfg };
+    assert_eq!(pinned.resolved_threads(), 3);
     let file = dir.path().join("a-file");
     std::fs::write(&file, "x").unwrap();
     // Resumed, or a new run (it said "File exists"): refused, the file untouched.
@@ -1852,4 +1859,44 @@ fn the_same_seed_trains_the_same_network_on_one_or_two_threads() {
         bytes_of(&one, "latest/model.bpk") == bytes_of(&two, "latest/model.bpk"),
         "resumed runs differ"
     );
+}
+
+/// A resume with another `--seed` rolls out new games but evaluates on the
+/// deals the run started with, so `best/` stays a paired comparison.
+#[test]
+fn a_resume_with_another_seed_keeps_the_evaluation_deals() {
+    let (_dir, out) = saved_tiny_run();
+    let evaluated = |seed: u64| {
+        let cfg = TrainConfig {
+            seed,
+            eval_games: 200,
+            ..tiny(5_000)
+        };
+        let mut t = Trainer::new(cfg, &out, true).unwrap();
+        t.evaluate().unwrap();
+        let eval = t.state().eval.clone();
+        (eval, t.state().eval_seed)
+    };
+    let (first, seed_first) = evaluated(3);
+    let (reseeded, seed_reseeded) = evaluated(4_321);
+    assert_eq!(seed_first, Some(3 ^ 0xE7A1));
+    assert_eq!(seed_reseeded, seed_first);
+    assert_eq!(first, reseeded);
+    // The deals do matter: other deals give other results for this network.
+    let other = run_arena(
+        &ArenaConfig {
+            rules: Rules::preset("classic").unwrap(),
+            players: 2,
+            agents: vec![AgentSpec::Checkpoint(out.join("latest")), AgentSpec::Random],
+            games: 200,
+            seed: 4_321 ^ 0xE7A1,
+            threads: 1,
+        },
+        None,
+    )
+    .unwrap();
+    // (The untrained network loses every game; the deals show in how many
+    // of them were cut short at the decision cap.)
+    let truncated = |e: &serde_json::Value| e["random"]["truncated"].as_u64().unwrap();
+    assert_ne!(other.truncated, truncated(&first), "{first}");
 }

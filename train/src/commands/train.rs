@@ -125,8 +125,6 @@ pub fn run(a: Args) -> CmdResult {
     if let Some(v) = a.threads {
         cfg.threads = v;
     }
-    // 0 = every core, as in `arena` (the flag or `threads = 0` in a config).
-    cfg.threads = super::all_cores_if_zero(cfg.threads);
     if let Some(v) = a.seed {
         cfg.seed = v;
     }
@@ -156,7 +154,10 @@ pub fn run(a: Args) -> CmdResult {
             );
         }
     }
-    let threads = cfg.threads.max(1);
+    // 0 = every core, as in `arena` (the flag or `threads = 0` in a config).
+    // The run's config.toml keeps the 0, so a resume on another machine uses
+    // its cores; the trainer resolves it from this pool.
+    let threads = super::all_cores_if_zero(cfg.threads);
     // One global rayon pool shared by burn's kernels and the environment.
     let _ = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
