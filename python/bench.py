@@ -61,15 +61,18 @@ def main():
         ua.VecEnv(args.rules, args.players, num_envs=1)  # bad rules or players: one line, before the table
     except ValueError as e:
         ap.error(str(e))
+    for n in args.envs:  # too many envs or threads: also before the table
+        for t in args.threads:
+            try:
+                ua.VecEnv(args.rules, args.players, num_envs=n, seed=0, threads=t, legal_ids=True)
+            except ValueError as e:
+                ap.error(f"--envs {n} --threads {t}: {e}")
 
     print(f"{args.rules}, {args.players} players, {args.seconds:g} s per cell; steps/s (M)")
     print(f"{'envs':>6} {'threads':>7} {'mask argmax':>12} {'legal-id pick':>14} {'step_random':>12} {'step_random no-obs':>19}")
     for n in args.envs:
         for t in args.threads:
-            try:
-                env = ua.VecEnv(args.rules, args.players, num_envs=n, seed=0, threads=t, legal_ids=True)
-            except ValueError as e:  # too many envs or threads
-                ap.error(f"--envs {n} --threads {t}: {e}")
+            env = ua.VecEnv(args.rules, args.players, num_envs=n, seed=0, threads=t, legal_ids=True)
             _, mask, _ = env.reset()
             rng = np.random.default_rng(0)
             # Random uint8 scores, drawn once into a pool of 16 tables and cycled:

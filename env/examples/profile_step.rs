@@ -44,6 +44,10 @@ fn main() {
     if batches == 0 {
         fail("batches must be at least 1".into());
     }
+    // VecEnv reads 0 as one thread; a profile names its thread count.
+    if threads == 0 {
+        fail("threads must be at least 1".into());
+    }
     let cfg = EnvConfig::new(Rules::preset("attack-2010").unwrap(), 4);
     let mut env = VecEnv::new(cfg, envs, 1, threads).unwrap_or_else(|e| fail(e.to_string()));
     let mut buf = Buffers::new(envs);

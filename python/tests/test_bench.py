@@ -35,3 +35,12 @@ def test_bad_arguments_are_one_line_errors():
         assert r.returncode == 2, (args, r.stdout, r.stderr)
         assert message in r.stderr, (args, r.stderr)
         assert "Traceback" not in r.stderr
+
+
+def test_a_bad_cell_is_refused_before_any_cell_runs():
+    # The first cell is fine, the second asks for too many threads: the
+    # error comes before the table, with nothing measured.
+    r = run("--seconds", "0.01", "--envs", "8", "--threads", "1", "1000", "--rules", "classic", "--players", "2")
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "--envs 8 --threads 1000" in r.stderr, r.stderr
+    assert r.stdout == "", r.stdout
