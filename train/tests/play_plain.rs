@@ -698,3 +698,78 @@ fn the_transcript_is_on_disk_while_the_game_waits_for_you() {
     let _ = out_t.join();
     let _ = std::fs::remove_file(&tr);
 }
+
+#[test]
+fn a_line_typed_after_a_time_out_does_not_answer_the_next_menu() {
+    // F-3 in plain mode: your time runs out, you type `1` for the menu that
+    // is gone while the bot thinks; the next menu must not take it as your
+    // choice (it used to play its first item).
+    let mut child = Command::new(bin())
+        .args([
+            "play",
+            "--plain",
+            "--rules",
+            "flash",
+            "--players",
+            "2",
+            "--seed",
+            "5",
+            "--bot",
+            "heuristic",
+            "--think-ms",
+            "1500",
+            "--timer-secs",
+            "0.5",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn uno-attack");
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut all = String::new();
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            all.push_str(&line);
+            all.push('\n');
+            let _ = tx.send(line);
+        }
+        all
+    });
+    let start = Instant::now();
+    let mut typed = false;
+    while start.elapsed() < Duration::from_secs(30) {
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(line) if !typed && line.contains("You ran out of time (F-3)") => {
+                stdin.write_all(b"1\n").unwrap();
+                typed = true;
+            }
+            Ok(line) if line.contains("Ignored `1`") => break,
+            Ok(_) | Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    drop(stdin);
+    let limit = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if limit.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = reader.join().unwrap();
+    assert!(typed, "no time-out seen: {}", tail(&out));
+    let after = &out[out.find("You ran out of time (F-3)").unwrap()..];
+    assert!(
+        after.contains("Ignored `1`: typed after your time ran out"),
+        "{}",
+        tail(&out)
+    );
+    // The line was not taken as a move: no move of yours follows the time-out.
+    assert!(!after.contains("You played"), "{}", tail(&out));
+}

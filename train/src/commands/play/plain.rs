@@ -140,8 +140,11 @@ pub fn table_lines(s: &Session) -> Vec<String> {
 const HELP: &str = "Commands: a menu number; an action name (play:R5 or R5, draw, pass, \
 colour:red, target:+1, challenge, accept, uno, no-uno); look (the table again); help; quit.";
 
+/// A line of input and when it arrived.
+type Line = (Instant, String);
+
 /// What the reader thread sends: a line, or the end of input.
-fn reader() -> Receiver<String> {
+fn reader() -> Receiver<Line> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut stdin = std::io::stdin().lock();
@@ -156,7 +159,7 @@ fn reader() -> Receiver<String> {
             }
             let line = String::from_utf8_lossy(&bytes);
             let line = line.trim_end_matches(['\n', '\r']).to_string();
-            if tx.send(line).is_err() {
+            if tx.send((Instant::now(), line)).is_err() {
                 break;
             }
         }
@@ -171,18 +174,34 @@ enum Input {
     Eof,
 }
 
-fn read(rx: &Receiver<String>, limit: Option<Duration>) -> Input {
+/// The next line (until `end`, if given), skipping lines that arrived before
+/// `stale_before`: typed after a time-out, they were meant for the menu the
+/// time-out took away, not for the one now shown.
+fn read(rx: &Receiver<Line>, end: Option<Instant>, stale_before: Option<Instant>) -> Input {
     let _ = std::io::stdout().flush();
-    match limit {
-        Some(d) => match rx.recv_timeout(d) {
-            Ok(l) => Input::Line(l),
-            Err(RecvTimeoutError::Timeout) => Input::Timeout,
-            Err(RecvTimeoutError::Disconnected) => Input::Eof,
-        },
-        None => match rx.recv() {
-            Ok(l) => Input::Line(l),
-            Err(_) => Input::Eof,
-        },
+    loop {
+        let got = match end {
+            Some(end) => match rx.recv_timeout(end.saturating_duration_since(Instant::now())) {
+                Ok(l) => l,
+                Err(RecvTimeoutError::Timeout) => return Input::Timeout,
+                Err(RecvTimeoutError::Disconnected) => return Input::Eof,
+            },
+            None => match rx.recv() {
+                Ok(l) => l,
+                Err(_) => return Input::Eof,
+            },
+        };
+        match got {
+            (at, line) if stale_before.is_some_and(|s| at < s) => {
+                println!(
+                    "Ignored `{}`: typed after your time ran out, before this prompt.",
+                    line.trim()
+                );
+                print!("> ");
+                let _ = std::io::stdout().flush();
+            }
+            (_, line) => return Input::Line(line),
+        }
     }
 }
 
@@ -204,6 +223,17 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
     let mut need_table = true;
     // The current turn's (round, decision) and when its time runs out.
     let mut deadline: Option<((usize, u32), Instant)> = None;
+    // After a time-out, lines typed before the next prompt are not answers
+    // to it (they were meant for the menu that timed out).
+    let mut timed_out = false;
+    let mut stale_before: Option<Instant> = None;
+    let mut prompt = |timed_out: &mut bool| {
+        print!("> ");
+        if std::mem::take(timed_out) {
+            stale_before = Some(Instant::now());
+        }
+        stale_before
+    };
     loop {
         for line in &s.log[shown..] {
             println!("{line}");
@@ -223,8 +253,8 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
                     s.game.rules().options.target_score
                 );
             }
-            print!("> ");
-            match read(&rx, None) {
+            let stale = prompt(&mut timed_out);
+            match read(&rx, None, stale) {
                 Input::Eof => break,
                 Input::Line(l) => match l.trim().to_ascii_lowercase().as_str() {
                     "" | "next" | "n" => {
@@ -268,25 +298,22 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
             }
             need_table = false;
         }
-        print!("> ");
+        let stale = prompt(&mut timed_out);
         // F-3: the time is per turn. `help`, `look`, bad input or a refused
         // move do not restart it (the deadline is set once per decision).
         let turn = (s.state.round(), s.state.decisions());
-        let limit = match timer.filter(|_| s.state.phase() == Phase::Play) {
-            Some(t) => {
-                let now = Instant::now();
-                let end = match deadline {
-                    Some((k, end)) if k == turn => end,
-                    _ => {
-                        deadline = Some((turn, now + t));
-                        now + t
-                    }
-                };
-                Some(end.saturating_duration_since(now))
-            }
+        let end = match timer.filter(|_| s.state.phase() == Phase::Play) {
+            Some(t) => Some(match deadline {
+                Some((k, end)) if k == turn => end,
+                _ => {
+                    let end = Instant::now() + t;
+                    deadline = Some((turn, end));
+                    end
+                }
+            }),
             None => None,
         };
-        let line = match read(&rx, limit) {
+        let line = match read(&rx, end, stale) {
             Input::Eof => {
                 println!();
                 println!("End of input: quitting.");
@@ -295,6 +322,7 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
             Input::Timeout => {
                 s.timeout()?;
                 need_table = true;
+                timed_out = true;
                 continue;
             }
             Input::Line(l) => l,
