@@ -302,17 +302,16 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
         // F-3: the time is per turn. `help`, `look`, bad input or a refused
         // move do not restart it (the deadline is set once per decision).
         let turn = (s.state.round(), s.state.decisions());
-        let end = match timer.filter(|_| s.state.phase() == Phase::Play) {
-            Some(t) => Some(match deadline {
+        let end = timer
+            .filter(|_| s.state.phase() == Phase::Play)
+            .map(|t| match deadline {
                 Some((k, end)) if k == turn => end,
                 _ => {
                     let end = Instant::now() + t;
                     deadline = Some((turn, end));
                     end
                 }
-            }),
-            None => None,
-        };
+            });
         let line = match read(&rx, end, stale) {
             Input::Eof => {
                 println!();
