@@ -177,7 +177,7 @@ fn plain_mode_plays_a_full_round_and_refuses_bad_input() {
         })
         .expect("a card was played");
     type Damage = Box<dyn Fn(&mut serde_json::Value)>;
-    let damaged: [(&str, Damage, &str); 9] = [
+    let damaged: [(&str, Damage, &str); 11] = [
         (
             "rules",
             Box::new(|t| t["rules_toml"] = "garbage =".into()),
@@ -224,7 +224,29 @@ fn plain_mode_plays_a_full_round_and_refuses_bad_input() {
         (
             "escapes",
             Box::new(|t| t["names"][1] = "\u{1b}[2JEVIL".into()),
-            "holds control characters",
+            "names[1] holds control characters",
+        ),
+        (
+            // Any string reaches the terminal, not only names.
+            "step-escapes",
+            Box::new(move |t| {
+                t["steps"][first_action]["slap_race"] = "\u{1b}]0;evil title\u{7}".into()
+            }),
+            &*format!("steps[{first_action}].slap_race holds control characters"),
+        ),
+        (
+            // A time-out's seat is shown as the one who timed out (it used
+            // to index the names unchecked: a panic past the table).
+            "timeout-seat",
+            Box::new(|t| {
+                let last = t["steps"].as_array().unwrap().len();
+                t["steps"].as_array_mut().unwrap().push(serde_json::json!({
+                    "kind": "timeout", "round": 1, "seat": 7, "human": true,
+                    "action": null, "name": "timeout", "events": [], "log": []
+                }));
+                assert!(last > 0);
+            }),
+            "seat 7 is recorded, but",
         ),
     ];
     for (name, damage, message) in damaged {
@@ -772,4 +794,46 @@ fn a_line_typed_after_a_time_out_does_not_answer_the_next_menu() {
     );
     // The line was not taken as a move: no move of yours follows the time-out.
     assert!(!after.contains("You played"), "{}", tail(&out));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_pipe_is_neither_replaced_by_a_transcript_nor_replayed() {
+    use std::os::unix::fs::FileTypeExt;
+    let fifo = tmp("pipe");
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    // `play` writes its transcript by renaming a new file over the path: a
+    // pipe or device there (/dev/null, as root) used to be replaced.
+    let (code, _out, err) = run(
+        &[
+            "play",
+            "--plain",
+            "--rules",
+            "classic",
+            "--players",
+            "2",
+            "--think-ms",
+            "0",
+            "--transcript",
+            fifo.to_str().unwrap(),
+        ],
+        "quit\n".into(),
+        Duration::ZERO,
+        Duration::from_secs(30),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("is not a regular file"), "{err}");
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    // `replay` of a pipe used to wait forever for it to end.
+    let (code, _out, err) = run(
+        &["replay", "--plain", fifo.to_str().unwrap()],
+        String::new(),
+        Duration::ZERO,
+        Duration::from_secs(30),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not a regular file"), "{err}");
+    let _ = std::fs::remove_file(&fifo);
 }

@@ -125,6 +125,14 @@ pub fn parse_ms(s: &str) -> Result<u64, String> {
 /// transcript (notes, a config…): `play` writes the transcript as soon as the
 /// game starts, so it would be lost even if you quit at once.
 pub fn check_transcript_target(path: &std::path::Path) -> Result<(), String> {
+    // The transcript is written by renaming a new file over the path: a
+    // directory, device or pipe there would be replaced (/dev/null, as root).
+    if path.exists() && !path.is_file() {
+        return Err(format!(
+            "--transcript {} exists and is not a regular file (a directory, device or pipe); choose a file path",
+            path.display()
+        ));
+    }
     if path.is_file() && transcript::Transcript::load(path).is_err() {
         return Err(format!(
             "--transcript {} exists and is not a transcript of `play`: it would be replaced (choose another file, or remove it)",

@@ -87,6 +87,22 @@ impl Replay {
             // Races decided at the table (SLAP, UNO catch) are replayed as recorded.
             let mut ev = EventLog::imposing(recorded_races(&step.events));
             let before = s.clone();
+            // The seat a step names is shown as the one who acted (or timed
+            // out): it must be the one to move; a next round has none.
+            let seat = |p: Option<usize>| p.map_or("nobody".into(), |p| format!("seat {p}"));
+            let to_move = match step.kind.as_str() {
+                "next-round" => None,
+                _ => s.current_player(),
+            };
+            if step.seat != to_move {
+                return Err(format!(
+                    "step {} ({}): {} is recorded, but {} is to move",
+                    i + 1,
+                    step.kind,
+                    seat(step.seat),
+                    seat(to_move)
+                ));
+            }
             let res = match step.kind.as_str() {
                 "action" => {
                     let a = step.action.ok_or_else(|| {
@@ -100,20 +116,23 @@ impl Replay {
                             step.name
                         ));
                     }
-                    if s.current_player() != step.seat {
-                        let seat =
-                            |p: Option<usize>| p.map_or("nobody".into(), |p| format!("seat {p}"));
-                        return Err(format!(
-                            "step {}: {} acts but {} is to move",
-                            i + 1,
-                            seat(step.seat),
-                            seat(s.current_player())
-                        ));
-                    }
                     game.apply_with(&mut s, a, &mut ev)
                 }
-                "timeout" => game.timeout(&mut s, &mut ev),
-                "next-round" => game.next_round_with(&mut s, &mut ev),
+                k @ ("timeout" | "next-round") => {
+                    if step.name != k || step.action.is_some() {
+                        return Err(format!(
+                            "step {}: a {k} step is recorded with the name {:?} and action {:?}",
+                            i + 1,
+                            step.name,
+                            step.action
+                        ));
+                    }
+                    if k == "timeout" {
+                        game.timeout(&mut s, &mut ev)
+                    } else {
+                        game.next_round_with(&mut s, &mut ev)
+                    }
+                }
                 k => return Err(format!("step {}: unknown step kind `{k}`", i + 1)),
             };
             res.map_err(|e| format!("step {} ({}): {e}", i + 1, step.name))?;

@@ -80,9 +80,31 @@ impl Transcript {
 
     /// Reads a transcript written by [`Transcript::save`].
     pub fn load(path: &Path) -> Result<Transcript, String> {
+        // A regular file of bounded size: not a FIFO that blocks, nor
+        // /dev/zero that never ends (a long match's transcript is a few MB).
+        const MAX_TRANSCRIPT_BYTES: u64 = 256 << 20;
+        let meta =
+            std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if !meta.is_file() {
+            return Err(format!("{}: not a regular file", path.display()));
+        }
+        if meta.len() > MAX_TRANSCRIPT_BYTES {
+            return Err(format!(
+                "{}: {} bytes, more than a transcript's {MAX_TRANSCRIPT_BYTES}",
+                path.display(),
+                meta.len()
+            ));
+        }
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let t: Transcript = serde_json::from_str(&text)
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| format!("{} is not a transcript: {e}", path.display()))?;
+        // Every string may reach the terminal: no escape sequences anywhere
+        // (the rules' TOML may hold line breaks and tabs).
+        if let Some(at) = control_characters(&value, "") {
+            return Err(format!("{}: {at} holds control characters", path.display()));
+        }
+        let t: Transcript = serde_json::from_value(value)
             .map_err(|e| format!("{} is not a transcript: {e}", path.display()))?;
         if t.format != FORMAT {
             return Err(format!(
@@ -91,14 +113,37 @@ impl Transcript {
                 t.format
             ));
         }
-        // Names and labels are printed to the terminal: no escape sequences.
-        let labels = t.names.iter().chain([&t.bot, &t.rules]);
-        if let Some(bad) = labels.into_iter().find(|l| l.chars().any(char::is_control)) {
-            return Err(format!(
-                "{}: the name or label {bad:?} holds control characters",
-                path.display()
-            ));
-        }
         Ok(t)
+    }
+}
+
+/// Where `v` holds a string (or key) with a control character, as a path
+/// like `steps[3].name`; line breaks and tabs are allowed in `rules_toml`.
+fn control_characters(v: &serde_json::Value, at: &str) -> Option<String> {
+    let bad = |s: &str, allow_lines: bool| {
+        s.chars()
+            .any(|c| c.is_control() && !(allow_lines && matches!(c, '\n' | '\r' | '\t')))
+    };
+    match v {
+        serde_json::Value::String(s) => bad(s, at == "rules_toml").then(|| at.to_string()),
+        serde_json::Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .find_map(|(i, x)| control_characters(x, &format!("{at}[{i}]"))),
+        serde_json::Value::Object(m) => m.iter().find_map(|(k, x)| {
+            let here = if at.is_empty() {
+                k.clone()
+            } else {
+                format!("{at}.{k}")
+            };
+            if bad(k, false) {
+                return Some(format!(
+                    "a key in {}",
+                    if at.is_empty() { "the file" } else { at }
+                ));
+            }
+            control_characters(x, &here)
+        }),
+        _ => None,
     }
 }
