@@ -579,15 +579,16 @@ impl Learner {
         let config = config.unwrap_or(state.config);
         let device = training_device(&config)?;
         let (model, meta) = load_checkpoint_on(dir, None, &device)?;
-        let optim = load_optim(&config, &dir.join(OPTIM_FILE))?;
+        let optim = load_optim(&config, &dir.join(OPTIM_FILE), &model)?;
         let critic = match state.critic {
             None => None,
             Some(cs) => {
                 let path = dir.join(CRITIC_FILE);
                 let fresh = PolicyValueNet::new(&cs.net, &device)?;
+                let model = load_weights(fresh, &path)?;
                 Some(Critic {
-                    model: load_weights(fresh, &path)?,
-                    optim: load_optim(&config, &dir.join(CRITIC_OPTIM_FILE))?,
+                    optim: load_optim(&config, &dir.join(CRITIC_OPTIM_FILE), &model)?,
+                    model,
                     net: cs.net,
                     updates: cs.updates,
                 })
@@ -972,7 +973,11 @@ fn save_optim(optim: &ModuleOptimizer, path: &Path) -> Result<(), LearnerError> 
 }
 
 /// Reads an optimizer's state saved by [`save_optim`]; a missing or corrupt file is an error.
-fn load_optim(config: &LearnerConfig, path: &Path) -> Result<ModuleOptimizer, LearnerError> {
+fn load_optim<M: Module>(
+    config: &LearnerConfig,
+    path: &Path,
+    model: &M,
+) -> Result<ModuleOptimizer, LearnerError> {
     let corrupt = |message: String| LearnerError::CorruptState {
         path: path.to_path_buf(),
         message,
@@ -981,9 +986,50 @@ fn load_optim(config: &LearnerConfig, path: &Path) -> Result<ModuleOptimizer, Le
         return Err(corrupt("file is missing".into()));
     }
     let fresh = config.optimizer();
-    catch_unwind(AssertUnwindSafe(|| fresh.load(path)))
+    let optim = catch_unwind(AssertUnwindSafe(|| fresh.load(path)))
         .map_err(|_| corrupt("optimizer state could not be decoded".into()))?
-        .map_err(|e| corrupt(e.to_string()))
+        .map_err(|e| corrupt(e.to_string()))?;
+    // A state for another network (an optim.bpk copied from another run)
+    // decodes, and burn only trips over its shapes at the first update.
+    optim_fits(model, path).map_err(corrupt)?;
+    Ok(optim)
+}
+
+/// Checks that every tensor of the optimizer file at `path` belongs to a
+/// parameter of `model` and has its shape (AdamW keeps two moments per
+/// parameter, each shaped like it).
+fn optim_fits<M: Module>(model: &M, path: &Path) -> Result<(), String> {
+    struct Shapes(std::collections::HashMap<u64, Vec<usize>>);
+    impl ModuleVisitor for Shapes {
+        fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+            self.0.insert(param.id.val(), param.val().shape().to_vec());
+        }
+    }
+    let mut shapes = Shapes(Default::default());
+    model.visit(&mut shapes);
+    let tensors = burn_pack::Reader::from_file(path)
+        .and_then(burn_pack::Reader::into_tensors)
+        .map_err(|e| e.to_string())?;
+    for t in tensors {
+        let Some(id) = t.param_id else { continue };
+        match shapes.0.get(&id) {
+            Some(dims) if dims[..] == *t.shape.as_slice() => {}
+            Some(dims) => {
+                return Err(format!(
+                    "optimizer state `{}` has shape {:?} but its parameter has {dims:?}: the state of another network",
+                    t.name,
+                    t.shape.as_slice()
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "optimizer state `{}` is for a parameter this network does not have: the state of another network",
+                    t.name
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Sums the squared gradients of every float parameter.

@@ -1900,3 +1900,47 @@ fn a_resume_with_another_seed_keeps_the_evaluation_deals() {
     let truncated = |e: &serde_json::Value| e["random"]["truncated"].as_u64().unwrap();
     assert_ne!(other.truncated, truncated(&first), "{first}");
 }
+
+/// An `optim.bpk` of another network decodes; training used to panic on its
+/// shapes at the first update. Now the resume is refused, naming the file.
+#[test]
+fn an_optimizer_state_of_another_network_is_refused_on_resume() {
+    let (_dir, out) = saved_tiny_run();
+    let optim = out.join("latest/optim.bpk");
+    let own = std::fs::read(&optim).unwrap();
+    for (other_seed, hidden) in [(3, vec![32]), (9, vec![64])] {
+        // The same seed gives the same parameter ids (other shapes); another
+        // seed gives other ids.
+        let dir = tempfile::tempdir().unwrap();
+        let other = dir.path().join("other");
+        let cfg = TrainConfig {
+            seed: other_seed,
+            hidden,
+            ..tiny(5_000)
+        };
+        let mut t = Trainer::new(cfg, &other, false).unwrap();
+        train_to_end_of_one_update(&mut t);
+        drop(t);
+        std::fs::copy(other.join("latest/optim.bpk"), &optim).unwrap();
+        let err = Trainer::new(tiny(10_000), &out, true)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(
+            err.contains("optim.bpk") && err.contains("the state of another network"),
+            "{err}"
+        );
+    }
+    // Its own state resumes and trains.
+    std::fs::write(&optim, own).unwrap();
+    let mut t = Trainer::new(tiny(10_000), &out, true).unwrap();
+    train_to_end_of_one_update(&mut t);
+}
+
+/// Runs `t` until it has made one update more and saved it.
+fn train_to_end_of_one_update(t: &mut Trainer) {
+    let before = t.state().updates;
+    t.run(Arc::new(AtomicBool::new(false)), |_| {}).unwrap();
+    assert!(t.state().updates > before);
+    t.save().unwrap();
+}
