@@ -184,6 +184,11 @@ pub enum LauncherModel {
     },
 }
 
+/// The smallest firing probability a launcher may have at its last stage:
+/// chance draws are multiples of 2^-24 (`Rng::unit`), and a probability
+/// stored as `f32` below that may round to 0, which would never fire.
+pub const MIN_CHANCE: f64 = 1.0 / (1u32 << 24) as f64;
+
 /// The `hazard` model's default firing probabilities.
 fn default_hazard() -> Vec<f64> {
     vec![0.20, 0.20, 0.55, 1.00]
@@ -689,12 +694,60 @@ impl Rules {
                 {
                     t.remove("launcher");
                 }
+                // The same for an effect of another type: `{ type = "skip" }`
+                // over a Hit's `{ type = "hit", n = 2 }` is a Skip, not a Skip
+                // with a stray `n`.
+                if let (Some(over), Some(have)) = (
+                    table.get("kinds").and_then(|k| k.as_table()),
+                    base_v.get_mut("kinds").and_then(|k| k.as_table_mut()),
+                ) {
+                    let type_of = |e: Option<&toml::Value>| {
+                        e.and_then(|e| e.get("type"))
+                            .and_then(|t| t.as_str())
+                            .map(str::to_owned)
+                    };
+                    for (kind, rule) in over {
+                        let given = type_of(rule.get("effect"));
+                        if let Some(base_rule) = have.get_mut(kind).and_then(|r| r.as_table_mut())
+                            && given.is_some()
+                            && given != type_of(base_rule.get("effect"))
+                        {
+                            base_rule.remove("effect");
+                        }
+                    }
+                }
                 merge(&mut base_v, value);
                 base_v
             }
             Some(_) => return Err(ConfigError::Toml("`preset` must be a string".into())),
             None => value,
         };
+        // Serde ignores extra keys beside a tag that names a unit variant
+        // (`{ type = "skip", n = 5 }`) and in effects: a misspelt setting
+        // would silently give another game.
+        let effects = merged
+            .get("kinds")
+            .and_then(|k| k.as_table())
+            .into_iter()
+            .flatten()
+            .filter_map(|(kind, rule)| Some((format!("kinds.{kind}.effect"), rule.get("effect")?)));
+        let launcher = merged.get("launcher").map(|l| ("launcher".to_string(), l));
+        for (path, v) in effects {
+            if let Some(k) = unknown_field::<Effect>(v) {
+                return Err(ConfigError::Toml(format!(
+                    "`{path}`: unknown field `{k}` for an effect of type `{}`",
+                    v.get("type").and_then(|t| t.as_str()).unwrap_or("?")
+                )));
+            }
+        }
+        if let Some((path, v)) = launcher
+            && let Some(k) = unknown_field::<LauncherModel>(v)
+        {
+            return Err(ConfigError::Toml(format!(
+                "`{path}`: unknown field `{k}` for the launcher model `{}`",
+                v.get("model").and_then(|t| t.as_str()).unwrap_or("?")
+            )));
+        }
         // The path of the value that does not fit (`options.mega_hit`) leads the message.
         let rules: Rules = serde_path_to_error::deserialize(merged).map_err(
             |e: serde_path_to_error::Error<toml::de::Error>| {
@@ -777,6 +830,14 @@ impl Rules {
     /// Checks that the rules describe a playable game.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let bad = |m: String| Err(ConfigError::Invalid(m));
+        // The name is printed (headers, errors, transcripts): no escape
+        // sequences or line breaks.
+        if self.name.chars().any(char::is_control) {
+            return bad(format!(
+                "the rules' name {:?} holds control characters",
+                self.name
+            ));
+        }
         let size = self.deck_size();
         if size > MAX_DECK {
             return bad(format!(
@@ -860,6 +921,19 @@ impl Rules {
                     .into(),
             );
         }
+        // A round ends when a hand empties (C-5): with only cards that cannot
+        // be played last (`not_last`, Trade Hands) and no Discard All to
+        // shed a hand's last cards at once, no round could end.
+        if self.deck.iter().filter(|(_, n)| **n > 0).all(|(k, _)| {
+            self.kinds.get(k).is_some_and(|r| {
+                (r.not_last || r.effect == Effect::TradeHands) && r.effect != Effect::DiscardAll
+            })
+        }) {
+            return bad(
+                "every card in the deck is one that cannot be played last (not_last, or Trade Hands), so no round could end (C-5)"
+                    .into(),
+            );
+        }
         if o.hand_size == 0 {
             return bad("hand_size must be positive".into());
         }
@@ -893,16 +967,20 @@ impl Rules {
                 {
                     return bad("launcher hazard: 1 to 16 probabilities in [0, 1]".into());
                 }
-                if hazard.last() == Some(&0.0) {
+                if hazard.last().is_some_and(|p| *p < MIN_CHANCE) {
                     // The last probability applies from then on: after that
                     // many misses the launcher would never fire again.
-                    return bad("launcher hazard: the last probability must be above 0 (the launcher would stop firing)".into());
+                    return bad(format!(
+                        "launcher hazard: the last probability must be at least {MIN_CHANCE:e} (2^-24, the finest chance the engine draws; below it the launcher would stop firing)"
+                    ));
                 }
                 check_count(cards)?;
             }
             LauncherModel::Bernoulli { p, cards } => {
-                if !(*p > 0.0 && *p <= 1.0) {
-                    return bad(format!("launcher p must be in (0, 1], got {p}"));
+                if !(*p >= MIN_CHANCE && *p <= 1.0) {
+                    return bad(format!(
+                        "launcher p must be in [{MIN_CHANCE:e}, 1] (2^-24, the finest chance the engine draws; below it the launcher would never fire), got {p}"
+                    ));
                 }
                 check_count(cards)?;
             }
@@ -977,6 +1055,16 @@ fn one_line(message: &str) -> String {
 }
 
 /// Deep-merges `over` into `base`: tables merge key by key, anything else replaces.
+/// A key of table `v` that a `T` read from it does not keep (serde drops
+/// unknown keys beside an internal tag); `None` when every key is used or
+/// `v` is not a valid `T` (whose own error is reported elsewhere).
+fn unknown_field<T: Serialize + serde::de::DeserializeOwned>(v: &toml::Value) -> Option<String> {
+    let t: T = v.clone().try_into().ok()?;
+    let back = toml::Value::try_from(&t).ok()?;
+    let (given, kept) = (v.as_table()?, back.as_table()?);
+    given.keys().find(|k| !kept.contains_key(*k)).cloned()
+}
+
 fn merge(base: &mut toml::Value, over: toml::Value) {
     match (base, over) {
         (toml::Value::Table(b), toml::Value::Table(o)) => {

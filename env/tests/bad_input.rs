@@ -402,6 +402,95 @@ fn rule_sets_the_engine_cannot_play_are_refused() {
         &|r| r.kinds.values_mut().for_each(|k| k.score = 0),
         "scores 0 points",
     );
+    // C-5: a round ends when a hand empties; with only cards that cannot be
+    // played last, every round ran to the decision cap.
+    let mut r = Rules::preset("classic").unwrap();
+    r.kinds.values_mut().for_each(|k| k.not_last = true);
+    let e = r.validate().unwrap_err().to_string();
+    assert!(e.contains("no round could end"), "{e}");
+    assert!(Game::new(r, 3).is_err());
+    // ... unless a Discard All can shed the last cards at once, as
+    // attack-2010's can.
+    let mut r = Rules::preset("attack-2010").unwrap();
+    r.kinds.values_mut().for_each(|k| k.not_last = true);
+    assert!(
+        r.kinds
+            .values()
+            .any(|k| k.effect == uno_env::Effect::DiscardAll)
+    );
+    assert_eq!(r.validate().map_err(|e| e.to_string()), Ok(()));
+    // A launcher probability the engine's f32 chance cannot tell from 0
+    // (1e-50 became 0: the launcher never fired).
+    invalid(
+        &|r| {
+            r.launcher = uno_env::LauncherModel::Bernoulli {
+                p: 1e-50,
+                cards: Default::default(),
+            }
+        },
+        "launcher p must be in",
+    );
+    invalid(
+        &|r| {
+            r.launcher = uno_env::LauncherModel::Hazard {
+                hazard: vec![0.5, 1e-60],
+                cards: Default::default(),
+            }
+        },
+        "the last probability must be at least",
+    );
+    let mut r = Rules::preset("attack-2010").unwrap();
+    r.launcher = uno_env::LauncherModel::Bernoulli {
+        p: uno_env::MIN_CHANCE,
+        cards: Default::default(),
+    };
+    assert_eq!(r.validate().map_err(|e| e.to_string()), Ok(()));
+    // The name is printed: no escape sequences.
+    invalid(
+        &|r| r.name = "cl\u{1b}[31massic".into(),
+        "control characters",
+    );
+}
+
+#[test]
+fn misspelt_or_stray_fields_of_an_effect_or_a_launcher_are_refused() {
+    // Serde drops keys beside an internal tag: these used to load as
+    // another game, silently.
+    for (text, want) in [
+        (
+            "preset = \"classic\"\n[kinds.draw2]\neffect = { type = \"hit\", n = 2, targetted = true }\n",
+            "`kinds.draw2.effect`: unknown field `targetted` for an effect of type `hit`",
+        ),
+        (
+            "preset = \"classic\"\n[kinds.skip]\neffect = { type = \"skip\", n = 5 }\n",
+            "`kinds.skip.effect`: unknown field `n` for an effect of type `skip`",
+        ),
+        (
+            "preset = \"attack-2010\"\n[launcher]\nmodel = \"draw-one\"\np = 0.5\n",
+            "`launcher`: unknown field `p` for the launcher model `draw-one`",
+        ),
+    ] {
+        let e = Rules::from_toml_str(text).unwrap_err().to_string();
+        assert!(e.contains(want), "{e}");
+    }
+    // An effect of another type replaces the preset's whole: a Draw Two
+    // made a Skip keeps no `n` from the Hit it was.
+    let r =
+        Rules::from_toml_str("preset = \"classic\"\n[kinds.draw2]\neffect = { type = \"skip\" }\n")
+            .unwrap();
+    assert_eq!(r.kinds[&uno_env::Kind::Draw2].effect, uno_env::Effect::Skip);
+    // The same type merges field by field, as before.
+    let r = Rules::from_toml_str(
+        "preset = \"classic\"\n[kinds.draw2]\neffect = { type = \"hit\", n = 3 }\n",
+    )
+    .unwrap();
+    assert_eq!(
+        r.kinds[&uno_env::Kind::Draw2].effect,
+        uno_env::Effect::Hit {
+            n: 3,
+            targeted: false
+        }
+    );
 }
 
 #[test]

@@ -304,7 +304,14 @@ impl TrainConfig {
                 ));
             }
         }
-        if o.self_play < 1.0 && o.snapshot + o.heuristic + o.random <= 0.0 {
+        let total = o.snapshot + o.heuristic + o.random;
+        if !total.is_finite() {
+            // The draw divides by the sum: an infinite one always picked `random`.
+            return Err(format!(
+                "opponents: snapshot + heuristic + random must be finite, not {total} (the weights are relative: scale them down)"
+            ));
+        }
+        if o.self_play < 1.0 && total <= 0.0 {
             return Err(
                 "opponents: snapshot, heuristic and random are all 0, so games that are not self-play have no opponent (set one, or self_play = 1)".into(),
             );

@@ -674,7 +674,7 @@ fn cli_output_that_cannot_be_written_is_an_error_not_a_panic() {
 fn bad_training_configs_are_refused_before_the_run_starts() {
     let dir = tempfile::tempdir().unwrap();
     type Breaker = fn(&mut TrainConfig);
-    let cases: [(&str, Breaker); 16] = [
+    let cases: [(&str, Breaker); 17] = [
         ("steps must be positive", |c| c.steps = 0),
         ("envs must be positive", |c| c.envs = 0),
         ("batch_samples must be positive", |c| c.batch_samples = 0),
@@ -684,6 +684,11 @@ fn bad_training_configs_are_refused_before_the_run_starts() {
         ("self_play", |c| c.opponents.self_play = -1.0),
         ("heuristic", |c| c.opponents.heuristic = f64::NAN),
         ("all 0", |c| c.opponents.random = 0.0),
+        // Each finite, the sum not: the draw always picked `random`.
+        ("must be finite, not inf", |c| {
+            c.opponents.snapshot = 1e308;
+            c.opponents.heuristic = 1e308;
+        }),
         ("entropy_coef", |c| c.learner.entropy_coef = f32::NAN),
         ("RULES:PLAYERS", |c| c.tables = vec!["classic-2".into()]),
         ("number of tables", |c| {

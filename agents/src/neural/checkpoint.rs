@@ -174,6 +174,23 @@ impl CheckpointMeta {
             )));
         }
         for t in self.all_tables() {
+            // Printed in notes and errors: no escape sequences.
+            if t.rules.chars().any(char::is_control) {
+                return Err(NeuralError::InvalidConfig(format!(
+                    "metadata names its rules {:?}, which holds control characters",
+                    t.rules
+                )));
+            }
+            // Rules that do not parse would make every rules check pass
+            // unseen (`trained_rules` is `None` for unknown ones).
+            if let Some(text) = &t.rules_toml
+                && let Err(e) = uno_env::Rules::from_toml_str(text)
+            {
+                return Err(NeuralError::InvalidConfig(format!(
+                    "metadata's rules_toml for `{}` is not valid rules: {e}",
+                    t.rules
+                )));
+            }
             if !(uno_env::MIN_PLAYERS..=uno_env::MAX_PLAYERS).contains(&t.players) {
                 return Err(NeuralError::InvalidConfig(format!(
                     "metadata says it was trained on `{}` with {} players (a table has {} to {})",

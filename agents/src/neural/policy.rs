@@ -577,4 +577,26 @@ mod tests {
         };
         assert!(PolicyValueNet::new(&zero_hidden, &Device::flex()).is_err());
     }
+
+    #[test]
+    fn metadata_with_unreadable_rules_or_escape_sequences_is_refused() {
+        let cfg = small_cfg();
+        let mut meta = meta_for(&cfg);
+        meta.rules = "classic".into();
+        meta.rules_toml = Some(uno_env::Rules::preset("classic").unwrap().to_toml());
+        assert!(meta.validate().is_ok());
+        // Rules that do not parse used to skip the rules check unseen.
+        let mut bad = meta.clone();
+        bad.rules_toml = Some("this is = not rules".into());
+        let e = bad.validate().unwrap_err().to_string();
+        assert!(
+            e.contains("rules_toml for `classic` is not valid rules"),
+            "{e}"
+        );
+        // The name is echoed in notes and errors.
+        let mut bad = meta.clone();
+        bad.rules = "cl\u{1b}[31massic".into();
+        let e = bad.validate().unwrap_err().to_string();
+        assert!(e.contains("control characters"), "{e}");
+    }
 }
