@@ -65,6 +65,10 @@ struct Slot {
     /// dropped and the next one dealt, as the Gymnasium env's `reset` redeals.
     /// The dealer is drawn per deal, so the learner soon acts.
     acted: bool,
+    /// Rewards of rounds of a match episode that the opponents finished
+    /// before the learner's first decision (`reward = points`), per seat:
+    /// paid with that decision's step.
+    carry: [f32; MAX_PLAYERS],
     /// The learner's legal actions (valid when `ready`).
     mask: u128,
     picker: Picker,
@@ -225,6 +229,7 @@ impl SoloVecEnv {
                 agents,
                 ready: false,
                 acted: false,
+                carry: [0.0; MAX_PLAYERS],
                 mask: 0,
                 picker: Picker::new(seed, i as u64),
             });
@@ -542,6 +547,7 @@ impl Ctx<'_> {
         slot.learner = learner_seat(self.seat, self.game.num_players(), i, k);
         slot.ready = false;
         slot.acted = false;
+        slot.carry = [0.0; MAX_PLAYERS];
         for (p, a) in slot.agents.iter_mut().enumerate() {
             if let Some(a) = a {
                 a.get().reset(agent_seed(ep_seed, i, p + 1));
@@ -572,7 +578,14 @@ impl Ctx<'_> {
                     Learner::Random => slot.picker.pick(slot.mask),
                 };
                 slot.ready = false;
-                slot.acted = true;
+                if !slot.acted {
+                    slot.acted = true;
+                    let row = &mut out.rewards[j * MAX_PLAYERS..(j + 1) * MAX_PLAYERS];
+                    for (o, c) in row.iter_mut().zip(&mut slot.carry) {
+                        *o += std::mem::take(c);
+                    }
+                    out.reward[j] += row[slot.learner];
+                }
                 let seat = slot.learner;
                 self.apply(slot, &mut out, j, i, a).map_err(|e| Illegal {
                     agent: "learner".into(),
@@ -647,11 +660,16 @@ impl Ctx<'_> {
             &mut slot.earlier,
             &mut r,
         );
-        // Rewards before the learner's first decision of an episode belong to
-        // no step of it (see `Slot::acted`).
+        // Before the learner's first decision of an episode: an episode that
+        // ends is dropped (see `Slot::acted`); the rewards of a round within
+        // it wait for that decision's step (`Slot::carry`).
         if !slot.acted {
             if end.is_some() {
                 self.deal(slot, i, slot.episode + 1);
+            } else {
+                for (c, v) in slot.carry.iter_mut().zip(r) {
+                    *c += v;
+                }
             }
             return Ok(());
         }

@@ -537,3 +537,100 @@ fn episodes_the_opponents_finish_before_the_learner_acts_are_not_reported() {
     }
     assert!(ended > 1000, "only {ended} episodes ended");
 }
+
+/// A match with `points` rewards: a round the opponents finish before the
+/// learner's first decision of the episode is part of the match (its points
+/// count in the scores), so its reward is paid with that decision's step.
+/// It used to be dropped. The expected rewards come from replaying every
+/// game with `Game` and the env's own `settle`.
+#[test]
+fn rounds_the_opponents_finish_before_the_learners_first_decision_are_paid_with_it() {
+    use uno_env::vec_env::settle;
+    let mut rules = Rules::preset("classic").unwrap();
+    rules.options.hand_size = 1;
+    let (n, players, seed, me) = (32, 4, 5, 3);
+    let mut cfg = EnvConfig::new(rules, players);
+    cfg.episode = Episode::Match;
+    cfg.reward = RewardMode::Points;
+    let mut env =
+        SoloVecEnv::new(cfg.clone(), n, seed, 1, &[spec("first-legal")], Some(me)).unwrap();
+    let game = Game::new(cfg.rules.clone(), players).unwrap();
+    let mut buf = Buffers::new(n);
+    env.reset(buf.batch()).unwrap();
+    let mut opponent = build(&spec("first-legal"), 0).unwrap();
+    struct Replay {
+        state: uno_env::State,
+        episode: u64,
+        earlier: u32,
+        acted: bool,
+        carry: f32,
+    }
+    let deal = |i: usize, k: u64| Replay {
+        state: game.new_state_on_stream(episode_seed(seed, k), i as u64),
+        episode: k,
+        earlier: 0,
+        acted: false,
+        carry: 0.0,
+    };
+    // Applies `a` as the env does; the learner's reward of it, and whether
+    // its episode ended (then the next is dealt).
+    let apply = |r: &mut Replay, i: usize, a: usize| -> (f32, bool) {
+        game.apply(&mut r.state, a).unwrap();
+        let mut rw = [0.0f32; MAX_PLAYERS];
+        let end = settle(&game, &cfg, &mut r.state, &mut r.earlier, &mut rw).is_some();
+        if !r.acted {
+            if end {
+                *r = deal(i, r.episode + 1);
+            } else {
+                r.carry += rw[me];
+            }
+            return (0.0, false);
+        }
+        if end {
+            *r = deal(i, r.episode + 1);
+        }
+        (rw[me], end)
+    };
+    let mut opponents = |r: &mut Replay, i: usize| -> f32 {
+        let mut got = 0.0;
+        while let Some(p) = r.state.current_player().filter(|&p| p != me) {
+            let a = opponent.act(&game, &r.state, p);
+            // After an episode's end the next one's opponents play on (their
+            // rewards wait in `carry`).
+            got += apply(r, i, a).0;
+        }
+        got
+    };
+    let mut replays: Vec<Replay> = (0..n)
+        .map(|i| {
+            let mut r = deal(i, 0);
+            opponents(&mut r, i);
+            r
+        })
+        .collect();
+    let mut carried = 0;
+    for t in 0..400 {
+        let acts = pick(&buf, n, t);
+        env.step(&acts, buf.batch()).unwrap();
+        for (i, r) in replays.iter_mut().enumerate() {
+            let mut want = 0.0;
+            if !r.acted {
+                r.acted = true;
+                want += std::mem::take(&mut r.carry);
+                carried += (want != 0.0) as u32;
+            }
+            want += apply(r, i, acts[i] as usize).0;
+            want += opponents(r, i);
+            assert!(
+                (buf.reward[i] - want).abs() < 1e-5,
+                "game {i} step {t}: {} vs {want}",
+                buf.reward[i]
+            );
+            assert_eq!(env.state(i), &r.state, "game {i} step {t}");
+        }
+    }
+    assert!(
+        carried > 20,
+        "only {carried} first steps carried earlier rounds"
+    );
+}

@@ -125,6 +125,7 @@ class UnoAttackEnv(gymnasium.Env):
         self.seat = 0 if fixed_seat is None else fixed_seat
         self._agents: dict = {}  # seat -> agent, for this episode
         self._done = True
+        self._carry = 0.0
 
     # -- helpers -------------------------------------------------------------------
 
@@ -190,9 +191,12 @@ class UnoAttackEnv(gymnasium.Env):
             for p in sorted(self._agents):
                 self._agents[p].reset(self._seed63())
             self.state = self.game.new_state(self._seed63())
-            _, terminated, truncated = self._advance()
+            carry, terminated, truncated = self._advance()
             if not (terminated or truncated):
                 break  # the opponents finished the round before the learner's first turn: redeal
+        # Rounds of a match the opponents finished before the learner's first
+        # turn (``reward="points"``) are paid with its first step, as VecEnv does.
+        self._carry = float(carry)
         self._done = False
         if self.render_mode == "human":
             self.render()
@@ -226,6 +230,8 @@ class UnoAttackEnv(gymnasium.Env):
             return self.state.observation(self.seat), self.illegal_reward, True, False, info
         self.state.apply(a)
         reward, terminated, truncated = self._advance()
+        reward += self._carry
+        self._carry = 0.0
         self._done = terminated or truncated
         if self.render_mode == "human":
             self.render()

@@ -14,7 +14,9 @@ int8[98]}`` (the mask is all zeros for an agent not to act). Rewards are zero-su
 and come at the end: of the round (``episode="round"``), or of each round
 (``reward="points"``) and of the match (``reward="win"``) with ``episode="match"``.
 A seat eliminated from a match (C-7 challenge scoring) is terminated then, with
-its match reward when ``reward="win"`` (a loss), and steps out with ``None``.
+its match reward when ``reward="win"`` (a loss), and steps out with ``None``; if
+the match is then truncated (which pays 0), the seats still in share the
+eliminated seats' losses, so the rewards stay zero-sum.
 ``env()`` adds PettingZoo's standard wrappers (an illegal move ends the game with
 reward ``illegal_reward`` for the offender: by default -1 under ``reward="win"``
 and ``-deck_points / 100`` under ``"points"``, no better than any legal loss of a
@@ -179,6 +181,16 @@ class raw_env(AECEnv):
                 if self.reward_mode == "win" and not st.is_truncated():
                     self._add_rewards(st.rewards("win", match_end=self.episode == "match"))
                 trunc = st.is_truncated()
+                if self.reward_mode == "win" and trunc:
+                    # A truncated match pays 0, but seats eliminated earlier
+                    # were paid their loss as they left: the seats still in
+                    # share it, so the match's rewards stay zero-sum.
+                    n = len(self.possible_agents)
+                    still = [a for a in self.agents if st.is_active(self.agent_name_mapping[a])]
+                    gone = n - len(still)
+                    if gone and still:
+                        for a in still:
+                            self.rewards[a] += gone / (n - 1) / len(still)
                 for a in self.agents:
                     self.terminations[a] = not trunc
                     self.truncations[a] = trunc
