@@ -244,3 +244,51 @@ def test_spaces_have_finite_bounds_that_hold_in_play():
     rng = np.random.default_rng(1)
     for seed in range(3):
         play(env, seed, rng)
+
+
+def test_points_of_rounds_finished_before_the_learners_first_turn_are_paid_with_it():
+    # One-card hands: the opponents may finish round 1 of a match before the
+    # learner acts. That round counts in the scores, so its points reward is
+    # paid with the learner's first step (it used to be lost). The expected
+    # reward comes from replaying reset's draws and the step on a copy.
+    from gymnasium.utils import seeding
+    rules = {"preset": "classic", "options": {"hand_size": 1, "target_score": 200}}
+    env = gymnasium.make("UnoAttack-v0", rules=rules, players=4, opponents="first-legal",
+                         episode="match", reward="points").unwrapped
+    first = uno_attack.Agent("first-legal")
+
+    def play_out(st, acc):
+        """Plays the opponents as the env does; adds the learner's points."""
+        while True:
+            if st.is_round_over():
+                acc += st.rewards("points")[0]
+                if st.is_match_over() or st.is_truncated():
+                    return acc
+                st.next_round()
+                continue
+            if st.current_player == 0:
+                return acc
+            st.apply(first.act(st))
+
+    checked = 0
+    for k in range(80):
+        env.reset(seed=k)
+        if env.state.round == 1:
+            continue
+        rng, _ = seeding.np_random(k)
+        for _ in range(3):  # the opponents' seeds
+            rng.integers(0, 2**63 - 1)
+        st = env.game.new_state(int(rng.integers(0, 2**63 - 1)))
+        lost = play_out(st, 0.0)
+        assert st == env.state
+        assert lost != 0.0
+        a = int(np.flatnonzero(env.state.legal_mask())[0])
+        after = env.state.clone()
+        after.apply(a)
+        want = lost + play_out(after, 0.0)
+        _, reward, *_ = env.step(a)
+        assert reward == pytest.approx(want, abs=1e-6)
+        checked += 1
+        if checked >= 5:
+            break
+    assert checked >= 5

@@ -167,6 +167,35 @@ def test_a_seat_eliminated_from_a_match_is_terminated_then_and_rewards_stay_zero
     api_test(uno_pz.raw_env(rules=rules, players=4, episode="match"), num_cycles=2000)
 
 
+def test_a_match_truncated_after_an_elimination_stays_zero_sum():
+    # The eliminated seat was paid its loss as it left; the truncated match
+    # pays 0, so the seats still in share that loss (they used to get 0 and
+    # the returns summed to -1/3 per eliminated seat).
+    rules = {"preset": "attack-2010",
+             "options": {"scoring": "challenge", "target_score": 40, "max_decisions": 120}}
+    found = 0
+    for seed in range(200):
+        e = uno_pz.raw_env(rules=rules, players=4, episode="match", reward="win")
+        e.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        total = dict.fromkeys(e.possible_agents, 0.0)
+        for agent in e.agent_iter():
+            obs, reward, term, trunc, _ = e.last()
+            total[agent] += reward
+            e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        st = e.game_state
+        gone = [p for p in range(4) if not st.is_active(p)]
+        if st.is_truncated() and gone:
+            found += 1
+            assert sum(total.values()) == pytest.approx(0.0, abs=1e-6), total
+            still = [a for a in e.possible_agents if e.agent_name_mapping[a] not in gone]
+            for a in still:
+                assert total[a] == pytest.approx(len(gone) / 3 / len(still))
+            if found >= 3:
+                break
+    assert found > 0
+
+
 def test_step_and_last_after_the_episode_are_runtime_errors():
     e = uno_pz.raw_env(rules="classic", players=2)
     e.reset(seed=0)
