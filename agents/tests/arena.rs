@@ -483,13 +483,15 @@ fn league_ranks_the_ladder_and_reports_progress() {
 /// decisions of 400 four-player games per preset, recorded at commit 7439288
 /// (before the heuristic was made about 3 times faster without changing a
 /// choice) and again when four different agents began to sit in all six
-/// cyclic orders (2026-11-26; the agents unchanged). A change here means the
+/// cyclic orders (2026-11-26; the agents unchanged), and for attack-1999
+/// when a Trade Hands began to hand over what was shown of each hand
+/// (2026-11-26: the heuristic's colour inference reads it). A change here means the
 /// agents now play differently; make it on purpose, and re-measure the arena
 /// figures in the docs.
 #[test]
 fn hand_written_agents_play_as_recorded() {
     let want: [(&str, [u64; 4], u64); 5] = [
-        ("attack-1999", [112, 128, 66, 94], 24015),
+        ("attack-1999", [112, 127, 65, 96], 24013),
         ("attack-2010", [115, 130, 81, 74], 19262),
         ("attack-modern", [110, 137, 81, 72], 21542),
         ("flash", [131, 121, 56, 92], 33128),

@@ -866,6 +866,18 @@ impl<E: Events> Ctx<'_, E> {
             Effect::TradeHands => {
                 let t = self.s.target as usize;
                 self.s.hands.swap(seat as usize, t);
+                // What the public knows of a hand follows it: the colours its
+                // holder pressed on (it held none of them) and the cards that
+                // entered it unseen. What the seat itself did (the colour it
+                // named, the colour it last played) stays with the seat.
+                let u = seat as usize;
+                let swap_bits = |v: &mut [u8; MAX_PLAYERS], mask: u8| {
+                    let (a, b) = (v[u] & mask, v[t] & mask);
+                    v[u] = (v[u] & !mask) | b;
+                    v[t] = (v[t] & !mask) | a;
+                };
+                swap_bits(&mut self.s.pressed_on, PRESSED_BITS);
+                swap_bits(&mut self.s.since_play, TAKEN_MAX);
                 let (a, b) = (self.s.uno_called >> seat & 1, self.s.uno_called >> t & 1);
                 self.s.uno_called &= !(1 << seat | 1 << t);
                 self.s.uno_called |= b << seat | a << t;

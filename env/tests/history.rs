@@ -119,3 +119,47 @@ fn history_is_identical_for_states_differing_only_in_hidden_cards() {
         );
     }
 }
+
+#[test]
+fn a9_after_a_trade_what_was_shown_of_each_hand_follows_it() {
+    // Every press fires two cards.
+    let g = scripted("attack-1999", 3, &[2]);
+    let mut s = build(
+        &g,
+        &scenario(
+            &[
+                &["R-trade-hands", "R1", "G7"],
+                &["G2", "B3", "B4"],
+                &["Y1", "Y4"],
+            ],
+            "R5",
+            0,
+        ),
+    );
+    run(&g, &mut s, &["play:R1"]);
+    // seats 1 and 2 hold no red and no 1: each presses and takes two.
+    run(&g, &mut s, &["draw", "draw"]);
+    for p in [1, 2] {
+        assert_eq!(s.pressed_on(p), 1 << Colour::Red as u8);
+        assert_eq!(s.taken_since_play(p), 2);
+    }
+    // seat 0 trades hands with seat 2. Seat 0 now holds the hand that
+    // held no red and took two unseen cards; seat 2 holds the one seat 0 has
+    // just played from. What each seat did itself stays with it.
+    run(&g, &mut s, &["play:R-trade-hands", "target:+2"]);
+    assert_eq!(s.hand_len(0), 4);
+    assert_eq!(s.hand_len(2), 1);
+    assert_eq!(s.pressed_on(0), 1 << Colour::Red as u8);
+    assert_eq!(s.taken_since_play(0), 2);
+    assert_eq!(s.pressed_on(2), 0);
+    assert_eq!(s.taken_since_play(2), 0);
+    assert_eq!(s.last_played_colour(0), Some(Colour::Red));
+    assert_eq!(s.last_played_colour(2), None);
+    // Seat 1 is not part of the trade.
+    assert_eq!(s.pressed_on(1), 1 << Colour::Red as u8);
+    assert_eq!(s.taken_since_play(1), 2);
+    // The observation says the same (seat 0's own row, seat 2's from seat 0).
+    let own = history_row(&g, &s, 0, 0);
+    assert_eq!(own[8], 0.2);
+    assert_eq!(history_row(&g, &s, 0, 2)[8], 0.0);
+}
