@@ -116,17 +116,22 @@ def test_final_info_names_each_ended_episode_as_gymnasium_same_step_mode_does():
             assert "final_info" not in info
             continue
         assert (info["_final_info"] == done).all()
+        assert (info["_final_obs"] == done).all()
+        # Gymnasium's layout: a dict of arrays with `_key` masks.
+        fi = info["final_info"]
+        for key in ("seat", "winner", "episode_len"):
+            assert fi[key].shape == (8,) and (fi["_" + key] == done).all()
         for i in range(8):
-            fi = info["final_info"][i]
             if not done[i]:
-                assert fi is None
+                assert info["final_obs"][i] is None
                 continue
             ended += 1
+            assert info["final_obs"][i].shape == obs[i].shape
             # The finished episode's learner seat (rotation seats the next one elsewhere).
-            assert fi["seat"] == seats[i] and info["seat"][i] == (seats[i] + 1) % 3
-            assert fi["episode_len"] > 0
-            won = fi["winner"] == fi["seat"]
-            assert reward[i] == (1.0 if won else -0.5 if fi["winner"] >= 0 else 0.0)
+            assert fi["seat"][i] == seats[i] and info["seat"][i] == (seats[i] + 1) % 3
+            assert fi["episode_len"][i] > 0
+            won = fi["winner"][i] == fi["seat"][i]
+            assert reward[i] == (1.0 if won else -0.5 if fi["winner"][i] >= 0 else 0.0)
         seats = info["seat"].copy()
 
 
@@ -139,3 +144,32 @@ def test_per_game_seeds_and_partial_resets_are_refused_not_ignored():
     a, _ = env.reset(seed=np.int64(3))
     b, _ = env.reset(seed=3)
     assert (a == b).all()
+
+
+def test_final_info_has_the_layout_of_gymnasiums_own_vector_envs():
+    # Structured as `SyncVectorEnv` builds it in same-step mode (`_add_info`),
+    # so code written for one runs on the other.
+    from gymnasium.vector import AutoresetMode
+
+    def first_end(env):
+        rng = np.random.default_rng(1)
+        obs, info = env.reset(seed=3)
+        for _ in range(2000):
+            obs, reward, term, trunc, info = env.step(legal_random(rng, info["action_mask"]))
+            if (term | trunc).any():
+                return term | trunc, info
+        raise AssertionError("no episode ended")
+
+    ours = UnoAttackVectorEnv(num_envs=4, rules="classic", players=2, opponents="heuristic")
+    sync = gymnasium.make_vec("UnoAttack-v0", num_envs=4, vectorization_mode="sync",
+                              vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
+                              rules="classic", players=2, opponents="heuristic")
+    for env in (ours, sync):
+        done, info = first_end(env)
+        fi = info["final_info"]
+        assert isinstance(fi, dict), type(fi)
+        assert info["_final_info"].dtype == np.bool_ and (info["_final_info"] == done).all()
+        assert info["final_obs"].dtype == object and (info["_final_obs"] == done).all()
+        assert fi["seat"].shape == (4,) and (fi["_seat"] == done).all()
+        for i in np.flatnonzero(done):
+            assert info["final_obs"][i].shape == (ua.OBS_SIZE,)

@@ -270,9 +270,11 @@ class UnoAttackVectorEnv(VectorEnv):
     the returned observation is the new episode's first, and the episode's last
     observation is in ``info["final_obs"]`` (an object array, ``None`` where no
     episode ended; ``info["_final_obs"]`` marks the games), and its info in
-    ``info["final_info"]`` (dicts with the learner's ``seat``, the episode's
-    ``winner``, -1 when truncated, and ``episode_len`` in decisions of every
-    seat; ``info["_final_info"]``). ``info["action_mask"]``
+    ``info["final_info"]``, laid out as Gymnasium's own vector envs do: a dict
+    of arrays, each with its ``_key`` mask (``final_info["seat"]``, the learner's
+    seat, ``final_info["winner"]``, -1 when truncated, ``final_info["episode_len"]``
+    in decisions of every seat; ``info["_final_info"]`` marks the games).
+    ``info["action_mask"]``
     (int8 [n, 98]) and ``info["seat"]`` (the learner's seat per game) come with
     every reset and step. Observations and infos are fresh arrays (copies of the
     Rust buffers), safe to keep.
@@ -374,20 +376,18 @@ class UnoAttackVectorEnv(VectorEnv):
         obs, _, _, reward, terminated, truncated = self._env.step(actions)
         done = (terminated | truncated).astype(bool)
         info = self._info()
-        if done.any():
-            final = np.full(self.num_envs, None, dtype=object)
-            final_info = np.full(self.num_envs, None, dtype=object)
-            for i in np.flatnonzero(done):
-                final[i] = self._env.final_obs[i].copy()
-                final_info[i] = {
+        # Gymnasium's own same-step layout (`VectorEnv._add_info`, as
+        # `make_vec(..., vectorization_mode="sync")` gives): `final_obs` an
+        # object array, `final_info` a dict of arrays with `_key` masks.
+        for i in np.flatnonzero(done):
+            info = self._add_info(info, {
+                "final_obs": self._env.final_obs[i].copy(),
+                "final_info": {
                     "seat": int(self._seat[i]),
                     "winner": int(self._env.winner[i]),
                     "episode_len": int(self._env.episode_len[i]),
-                }
-            info["final_obs"] = final
-            info["_final_obs"] = done
-            info["final_info"] = final_info
-            info["_final_info"] = done.copy()
+                },
+            }, int(i))
         self._seat = self._env.seat.copy()
         return (obs.copy(), reward.copy(), terminated.astype(bool), truncated.astype(bool), info)
 
