@@ -88,8 +88,32 @@ pub enum AgentError {
     /// The rayon thread pool could not be built.
     #[error("thread pool: {0}")]
     ThreadPool(String),
-    /// A single-agent env was given a bad argument or action, or was
-    /// stepped before its first reset (nothing changed).
+    /// A single-agent env was given a bad argument (a game count, seat,
+    /// opponent list or buffer that does not fit).
     #[error("{0}")]
     Env(String),
+    /// A single-agent env was stepped before its first reset (nothing changed).
+    #[error(
+        "call reset() first: it deals the games and plays the opponents up to the learner's turn"
+    )]
+    NotReset,
+    /// A step got a number of actions other than one per game (nothing changed).
+    #[error("{given} actions for {games} games")]
+    ActionCount {
+        /// Actions given.
+        given: usize,
+        /// Games in the env.
+        games: usize,
+    },
+    /// The learner's action in a game is not legal there (nothing changed:
+    /// every action is checked before any is applied).
+    #[error("game {game}: {reason}")]
+    IllegalLearnerAction {
+        /// The game's index.
+        game: usize,
+        /// The action id given.
+        action: usize,
+        /// The engine's reason.
+        reason: String,
+    },
 }

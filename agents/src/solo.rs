@@ -351,10 +351,10 @@ impl SoloVecEnv {
         out.check(n).map_err(buffer_error)?;
         self.check_started()?;
         if actions.len() != n {
-            return Err(AgentError::Env(format!(
-                "{} actions for {n} games",
-                actions.len()
-            )));
+            return Err(AgentError::ActionCount {
+                given: actions.len(),
+                games: n,
+            });
         }
         for (i, (slot, &a)) in self.slots.iter().zip(actions).enumerate() {
             let a = a as usize;
@@ -365,7 +365,11 @@ impl SoloVecEnv {
                     .apply(&mut probe, a)
                     .err()
                     .map_or_else(|| "not legal now".to_string(), |e| e.to_string());
-                return Err(AgentError::Env(format!("game {i}: {reason}")));
+                return Err(AgentError::IllegalLearnerAction {
+                    game: i,
+                    action: a,
+                    reason,
+                });
             }
         }
         self.play_out_started(out, Learner::Given(actions), true)
@@ -398,9 +402,7 @@ impl SoloVecEnv {
         if self.started {
             Ok(())
         } else {
-            Err(AgentError::Env(
-                "call reset() first: it deals the games and plays the opponents up to the learner's turn".into(),
-            ))
+            Err(AgentError::NotReset)
         }
     }
 

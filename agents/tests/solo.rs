@@ -433,8 +433,12 @@ fn bad_input_is_an_error_and_changes_nothing() {
     let mut buf = Buffers::new(n);
     // Stepping before the first reset is an error, not a game half dealt.
     let err = env.step(&[0; 4], buf.batch()).unwrap_err();
+    assert!(matches!(err, AgentError::NotReset), "{err}");
     assert!(err.to_string().contains("call reset() first"), "{err}");
-    assert!(env.step_random(buf.batch(), true).is_err());
+    assert!(matches!(
+        env.step_random(buf.batch(), true),
+        Err(AgentError::NotReset)
+    ));
     env.reset(buf.batch()).unwrap();
     let before: Vec<_> = (0..n).map(|i| env.state(i).clone()).collect();
     let snapshot = (buf.obs.clone(), buf.mask.clone(), buf.seat.clone());
@@ -445,7 +449,14 @@ fn bad_input_is_an_error_and_changes_nothing() {
     acts[2] = illegal;
     let err = env.step(&acts, buf.batch()).unwrap_err();
     assert!(err.to_string().contains("game 2"), "{err}");
-    assert!(env.step(&acts[..3], buf.batch()).is_err());
+    assert!(
+        matches!(err, AgentError::IllegalLearnerAction { game: 2, action, .. } if action == illegal as usize),
+        "{err}"
+    );
+    assert!(matches!(
+        env.step(&acts[..3], buf.batch()),
+        Err(AgentError::ActionCount { given: 3, games: 4 })
+    ));
     let mut short = Buffers::new(n - 1);
     let err = env.step(&pick(&buf, n, 0), short.batch()).unwrap_err();
     assert!(err.to_string().contains("buffer `obs` has"), "{err}");
