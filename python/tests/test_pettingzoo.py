@@ -139,28 +139,39 @@ def test_state_is_the_oracle_encoding_from_seat_0():
         uno_pz.raw_env().state()
 
 
+def random_returns(e, seed, check=None):
+    """Plays one episode of ``e`` with random legal moves; every agent's
+    return. ``check(agent, done, returns so far)`` sees each turn."""
+    e.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    total = dict.fromkeys(e.possible_agents, 0.0)
+    for agent in e.agent_iter():
+        obs, reward, term, trunc, _ = e.last()
+        total[agent] += reward
+        if check is not None:
+            check(agent, term or trunc, total)
+        e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return total
+
+
 def test_a_seat_eliminated_from_a_match_is_terminated_then_and_rewards_stay_zero_sum():
     # C-7 challenge scoring: a seat at the target is out of the match.
     rules = {"preset": "attack-2010", "options": {"scoring": "challenge", "target_score": 60}}
     mid_match = 0
     for seed in range(12):
         e = uno_pz.raw_env(rules=rules, players=4, episode="match")
-        e.reset(seed=seed)
-        rng = np.random.default_rng(seed)
-        total = dict.fromkeys(e.possible_agents, 0.0)
-        for agent in e.agent_iter():
-            obs, reward, term, trunc, _ = e.last()
-            total[agent] += reward
+
+        def check(agent, done, total):
+            nonlocal mid_match
             seat = e.agent_name_mapping[agent]
-            if term or trunc:
-                if not e.game_state.is_match_over():
-                    # Stepped out mid-match: eliminated, with the loss of the match.
-                    mid_match += 1
-                    assert not e.game_state.is_active(seat) and total[agent] == pytest.approx(-1 / 3)
-                e.step(None)
-            else:
+            if done and not e.game_state.is_match_over():
+                # Stepped out mid-match: eliminated, with the loss of the match.
+                mid_match += 1
+                assert not e.game_state.is_active(seat) and total[agent] == pytest.approx(-1 / 3)
+            elif not done:
                 assert e.game_state.is_active(seat)
-                e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+        total = random_returns(e, seed, check)
         assert sum(total.values()) == pytest.approx(0.0, abs=1e-6)
         assert sorted(total.values())[-1] == pytest.approx(1.0)
     assert mid_match > 0
@@ -176,13 +187,7 @@ def test_a_match_truncated_after_an_elimination_stays_zero_sum():
     found = 0
     for seed in range(200):
         e = uno_pz.raw_env(rules=rules, players=4, episode="match", reward="win")
-        e.reset(seed=seed)
-        rng = np.random.default_rng(seed)
-        total = dict.fromkeys(e.possible_agents, 0.0)
-        for agent in e.agent_iter():
-            obs, reward, term, trunc, _ = e.last()
-            total[agent] += reward
-            e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        total = random_returns(e, seed)
         st = e.game_state
         gone = [p for p in range(4) if not st.is_active(p)]
         if st.is_truncated() and gone:

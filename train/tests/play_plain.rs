@@ -348,9 +348,10 @@ fn bad_flags_exit_with_code_2() {
     }
 }
 
-#[test]
-fn an_unwritable_transcript_is_refused_before_the_first_move() {
-    let (code, out, err) = run(
+/// A classic 2-player game in plain mode, quit at once, writing its
+/// transcript to `path`: exit code, stdout, stderr.
+fn quit_with_transcript(path: &str) -> (i32, String, String) {
+    run(
         &[
             "play",
             "--plain",
@@ -361,12 +362,17 @@ fn an_unwritable_transcript_is_refused_before_the_first_move() {
             "--think-ms",
             "0",
             "--transcript",
-            "/no/such/dir/game.json",
+            path,
         ],
         "quit\n".into(),
         Duration::ZERO,
         Duration::from_secs(30),
-    );
+    )
+}
+
+#[test]
+fn an_unwritable_transcript_is_refused_before_the_first_move() {
+    let (code, out, err) = quit_with_transcript("/no/such/dir/game.json");
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("cannot write /no/such/dir/game.json"), "{err}");
     assert!(out.is_empty(), "no game was shown: {}", tail(&out));
@@ -624,11 +630,10 @@ fn challenge_scoring_tells_you_when_you_are_eliminated() {
     );
 }
 
-#[test]
-fn the_turn_timer_is_not_restarted_by_help_or_bad_input() {
-    // F-3: the time is per turn. Lines that are not a move (help, nonsense)
-    // every 0.3 s used to restart a 1 s timer, so it never ran out.
-    let (mut child, mut stdin, out_t, _err_t) = spawn(&[
+/// `play --plain` of 2-player Flash against the heuristic (seed 5), the bot
+/// thinking `think_ms` a move and your turns timed at `timer_secs` (F-3).
+fn flash_with_a_timer(think_ms: &'static str, timer_secs: &'static str) -> [&'static str; 14] {
+    [
         "play",
         "--plain",
         "--rules",
@@ -637,13 +642,20 @@ fn the_turn_timer_is_not_restarted_by_help_or_bad_input() {
         "2",
         "--seed",
         "5",
-        "--think-ms",
-        "0",
         "--bot",
         "heuristic",
+        "--think-ms",
+        think_ms,
         "--timer-secs",
-        "1",
-    ]);
+        timer_secs,
+    ]
+}
+
+#[test]
+fn the_turn_timer_is_not_restarted_by_help_or_bad_input() {
+    // F-3: the time is per turn. Lines that are not a move (help, nonsense)
+    // every 0.3 s used to restart a 1 s timer, so it never ran out.
+    let (mut child, mut stdin, out_t, _err_t) = spawn(&flash_with_a_timer("0", "1"));
     let start = Instant::now();
     let mut k = 0;
     while start.elapsed() < Duration::from_secs(5) {
@@ -727,22 +739,7 @@ fn a_line_typed_after_a_time_out_does_not_answer_the_next_menu() {
     // is gone while the bot thinks; the next menu must not take it as your
     // choice (it used to play its first item).
     let mut child = Command::new(bin())
-        .args([
-            "play",
-            "--plain",
-            "--rules",
-            "flash",
-            "--players",
-            "2",
-            "--seed",
-            "5",
-            "--bot",
-            "heuristic",
-            "--think-ms",
-            "1500",
-            "--timer-secs",
-            "0.5",
-        ])
+        .args(flash_with_a_timer("1500", "0.5"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -806,23 +803,7 @@ fn a_pipe_is_neither_replaced_by_a_transcript_nor_replayed() {
     assert!(made.success());
     // `play` writes its transcript by renaming a new file over the path: a
     // pipe or device there (/dev/null, as root) used to be replaced.
-    let (code, _out, err) = run(
-        &[
-            "play",
-            "--plain",
-            "--rules",
-            "classic",
-            "--players",
-            "2",
-            "--think-ms",
-            "0",
-            "--transcript",
-            fifo.to_str().unwrap(),
-        ],
-        "quit\n".into(),
-        Duration::ZERO,
-        Duration::from_secs(30),
-    );
+    let (code, _out, err) = quit_with_transcript(fifo.to_str().unwrap());
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("is not a regular file"), "{err}");
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
