@@ -979,7 +979,12 @@ impl Rules {
             LauncherModel::Bernoulli { p, cards } => {
                 if !(*p >= MIN_CHANCE && *p <= 1.0) {
                     return bad(format!(
-                        "launcher p must be in [{MIN_CHANCE:e}, 1] (2^-24, the finest chance the engine draws; below it the launcher would never fire), got {p}"
+                        "launcher p must be in [{MIN_CHANCE:e}, 1] (2^-24, the finest chance the engine draws; below it the launcher would never fire), got {}",
+                        if *p != 0.0 && p.abs() < 1e-4 {
+                            format!("{p:e}")
+                        } else {
+                            p.to_string()
+                        }
                     ));
                 }
                 check_count(cards)?;
