@@ -37,7 +37,7 @@ use crate::stats::{Z95, bradley_terry, diff_ci, wilson};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use uno_env::{Game, Rules};
 
 /// What to play: rules, table size, agents, number of games, seed, threads.
@@ -495,6 +495,17 @@ fn pool(threads: usize) -> Result<rayon::ThreadPool, AgentError> {
 /// Runs the arena. `progress` is called from worker threads as games finish.
 /// A checkpoint trained for other rules is an error before any game.
 pub fn run_arena(cfg: &ArenaConfig, progress: Option<Progress>) -> Result<ArenaReport, AgentError> {
+    run_arena_until(cfg, progress, &AtomicBool::new(false))
+}
+
+/// [`run_arena`] that gives up when `stop` is raised (a Ctrl-C handler's
+/// flag): the games under way finish, no new one starts, and the result is
+/// [`AgentError::Interrupted`].
+pub fn run_arena_until(
+    cfg: &ArenaConfig,
+    progress: Option<Progress>,
+    stop: &AtomicBool,
+) -> Result<ArenaReport, AgentError> {
     let game = Game::new(cfg.rules.clone(), cfg.players)?;
     // A checkpoint trained for other rules is refused before any game (its
     // notes, for another table size or a variant, are the caller's to print:
@@ -507,6 +518,7 @@ pub fn run_arena(cfg: &ArenaConfig, progress: Option<Progress>) -> Result<ArenaR
         progress,
         &AtomicUsize::new(0),
         cfg.games,
+        stop,
     )
 }
 
@@ -517,6 +529,7 @@ fn run_on(
     progress: Option<Progress>,
     done: &AtomicUsize,
     total: u64,
+    stop: &AtomicBool,
 ) -> Result<ArenaReport, AgentError> {
     cfg.check()?;
     let n = cfg.players;
@@ -535,6 +548,9 @@ fn run_on(
         (0..cfg.games)
             .into_par_iter()
             .map(|g| {
+                if stop.load(Ordering::Relaxed) {
+                    return Err(AgentError::Interrupted);
+                }
                 // Each thread uses its own agents. They are busy only when this
                 // thread took this game while inside another (an agent that
                 // runs rayon work of its own): that game gets agents of its
@@ -749,7 +765,15 @@ pub fn run_league(
             seed: mix_seed(cfg.seed, idx as u64 + 1),
             threads: cfg.threads,
         };
-        let r = run_on(&game, &arena, &pool, progress, &done, total)?;
+        let r = run_on(
+            &game,
+            &arena,
+            &pool,
+            progress,
+            &done,
+            total,
+            &AtomicBool::new(false),
+        )?;
         wins[i][j] += r.agents[0].wins;
         wins[j][i] += r.agents[1].wins;
         reports.push(r);

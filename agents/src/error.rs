@@ -92,6 +92,10 @@ pub enum AgentError {
     /// opponent list or buffer that does not fit).
     #[error("{0}")]
     Env(String),
+    /// The arena was stopped before its games were played
+    /// ([`crate::run_arena_until`]).
+    #[error("the arena was interrupted")]
+    Interrupted,
     /// A single-agent env was stepped before its first reset (nothing changed).
     #[error(
         "call reset() first: it deals the games and plays the opponents up to the learner's turn"

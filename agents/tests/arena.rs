@@ -578,3 +578,43 @@ fn confusing_specs_and_tables_get_messages_that_say_why() {
     let e = run_league(&cfg, None).unwrap_err().to_string();
     assert!(e.contains("even number of players, not 3"), "{e}");
 }
+
+/// A raised stop flag (Ctrl-C during a trainer's evaluation) ends the arena
+/// early with `Interrupted`: no game starts once it is up.
+#[test]
+fn an_arena_stops_when_asked() {
+    use std::sync::atomic::AtomicBool;
+    use uno_agents::{AgentError, run_arena_until};
+    let cfg = ArenaConfig {
+        rules: Rules::preset("classic").unwrap(),
+        players: 2,
+        agents: specs(&["random", "random"]),
+        games: 100_000,
+        seed: 1,
+        threads: 2,
+    };
+    let stop = AtomicBool::new(true);
+    assert!(matches!(
+        run_arena_until(&cfg, None, &stop),
+        Err(AgentError::Interrupted)
+    ));
+    // Raised after 50 games: the arena ends long before its 100,000.
+    let stop = AtomicBool::new(false);
+    let played = AtomicU64::new(0);
+    let progress = |done: u64, _total: u64| {
+        played.fetch_max(done, Ordering::Relaxed);
+        if done >= 50 {
+            stop.store(true, Ordering::Relaxed);
+        }
+    };
+    assert!(matches!(
+        run_arena_until(&cfg, Some(&progress), &stop),
+        Err(AgentError::Interrupted)
+    ));
+    assert!(played.load(Ordering::Relaxed) < 10_000, "{played:?}");
+    // Never raised: the same report as `run_arena`.
+    let small = ArenaConfig { games: 200, ..cfg };
+    let a = run_arena_until(&small, None, &AtomicBool::new(false)).unwrap();
+    let b = run_arena(&small, None).unwrap();
+    assert_eq!(a.agents[0].wins, b.agents[0].wins);
+}

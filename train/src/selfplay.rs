@@ -35,7 +35,7 @@ use uno_agents::neural::{
     CheckpointMeta, NetConfig, NeuralPolicy, PolicyValueNet, TableMeta, naming_checkpoint,
     non_finite_weights, playing_choices, sample_masked, save_checkpoint,
 };
-use uno_agents::{Agent, AgentSpec, ArenaConfig, build, run_arena};
+use uno_agents::{Agent, AgentSpec, ArenaConfig, build, run_arena_until};
 use uno_env::obs::{OBS_SIZE, ORACLE_SIZE, encode_oracle};
 use uno_env::{
     Buffers, EnvConfig, Game, MAX_PLAYERS, NUM_ACTIONS, OBS_VERSION, RewardMode, Rules, State,
@@ -1425,7 +1425,7 @@ impl Trainer {
                 self.state.seconds = base_seconds + start.elapsed().as_secs_f64();
                 self.save()?;
                 since_ckpt = 0;
-                self.evaluate()?;
+                self.evaluate_until(&stop)?;
             }
             if since_ckpt >= self.cfg.checkpoint_every.max(1) {
                 self.state.seconds = base_seconds + start.elapsed().as_secs_f64();
@@ -1444,7 +1444,7 @@ impl Trainer {
         {
             self.state.seconds = base_seconds + start.elapsed().as_secs_f64();
             self.save()?;
-            self.evaluate()?;
+            self.evaluate_until(&stop)?;
         }
         self.state.seconds = base_seconds + start.elapsed().as_secs_f64();
         self.save()?;
@@ -1623,6 +1623,13 @@ impl Trainer {
     /// table under `eval/<rules>-<N>p/…` and `eval.tables`, and the means
     /// over the tables in the one-table places (`best/` keeps the best mean).
     pub fn evaluate(&mut self) -> Result<(), TrainError> {
+        self.evaluate_until(&AtomicBool::new(false)).map(|_| ())
+    }
+
+    /// [`Trainer::evaluate`] that gives up when `stop` is raised (Ctrl-C
+    /// during a long evaluation): nothing of it is recorded, and the result
+    /// is `false`.
+    pub fn evaluate_until(&mut self, stop: &AtomicBool) -> Result<bool, TrainError> {
         let latest = self.out.join("latest");
         let several = self.tables.len() > 1;
         let mut scalars = Vec::new();
@@ -1643,7 +1650,11 @@ impl Trainer {
                     seed: self.state.eval_seed.unwrap_or(self.cfg.seed ^ 0xE7A1),
                     threads: self.cfg.resolved_threads(),
                 };
-                let report = run_arena(&cfg, None).map_err(io)?;
+                let report = match run_arena_until(&cfg, None, stop) {
+                    Ok(r) => r,
+                    Err(uno_agents::AgentError::Interrupted) => return Ok(false),
+                    Err(e) => return Err(io(e)),
+                };
                 let me = &report.agents[0];
                 let prefix = if several {
                     format!("eval/{}/", table.tag())
@@ -1698,7 +1709,8 @@ impl Trainer {
             )
             .map_err(|e| TrainError::Learner(e.into()))?;
         }
-        self.save()
+        self.save()?;
+        Ok(true)
     }
 }
 

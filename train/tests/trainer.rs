@@ -1949,3 +1949,36 @@ fn train_to_end_of_one_update(t: &mut Trainer) {
     assert!(t.state().updates > before);
     t.save().unwrap();
 }
+
+/// Ctrl-C during an evaluation stops it (it used to play all its games
+/// first); nothing of it is recorded.
+#[test]
+fn an_interrupted_evaluation_records_nothing() {
+    let (_dir, out) = saved_tiny_run();
+    let cfg = TrainConfig {
+        eval_games: 100_000,
+        ..tiny(5_000)
+    };
+    let mut t = Trainer::new(cfg, &out, true).unwrap();
+    let stop = AtomicBool::new(true);
+    assert!(!t.evaluate_until(&stop).unwrap());
+    assert!(t.state().eval.is_null(), "{}", t.state().eval);
+    assert!(t.state().best_vs_heuristic.is_none());
+    assert!(!out.join("best").exists());
+    // Not raised: evaluated and recorded.
+    let mut t = {
+        drop(t);
+        Trainer::new(
+            TrainConfig {
+                eval_games: 20,
+                ..tiny(5_000)
+            },
+            &out,
+            true,
+        )
+        .unwrap()
+    };
+    assert!(t.evaluate_until(&AtomicBool::new(false)).unwrap());
+    assert!(!t.state().eval.is_null());
+    assert!(out.join("best").exists());
+}
