@@ -160,7 +160,10 @@ impl Agent for Search {
         for _ in 0..self.params.samples {
             let deal = self.rng.random::<u64>();
             let rollout_seed = self.rng.random::<u64>();
-            let sample = game.resample_hidden(state, seat, deal);
+            // A state or seat not of this game: no sample to search on.
+            let Ok(sample) = game.resample_hidden(state, seat, deal) else {
+                return fallback;
+            };
             let value = |a: usize, this: &mut Self| {
                 let mut s = sample.clone();
                 match game.apply(&mut s, a) {

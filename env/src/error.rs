@@ -42,7 +42,8 @@ pub enum ConfigError {
     },
 }
 
-/// A buffer, seat or state an observation encoder cannot write from.
+/// A buffer, seat or state an observation encoder (or `Game::resample_hidden`)
+/// cannot work from.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum EncodeError {
     /// The output buffer is too short.

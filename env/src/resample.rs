@@ -23,6 +23,7 @@
 //! The uniform deal ignores what behaviour reveals (a seat that pressed on
 //! red probably holds no red); a search may weight or filter samples itself.
 
+use crate::error::EncodeError;
 use crate::game::Game;
 use crate::rng::ChanceRng;
 use crate::state::{NONE, Phase, State};
@@ -33,10 +34,37 @@ impl Game {
     /// draw pile are redealt uniformly from the cards `observer` cannot see;
     /// the chance generator is reseeded. Deterministic in `seed`. What the
     /// observer learnt earlier and the state does not record (the hand it gave
-    /// away with Trade Hands, a hand shown at a challenge) is not kept.
-    pub fn resample_hidden(&self, s: &State, observer: usize, seed: u64) -> State {
+    /// away with Trade Hands, a hand shown at a challenge) is not kept. Once
+    /// the round is over the hands have been shown (C-6 scores them), so only
+    /// the chance generator is reseeded.
+    ///
+    /// A state of another table size, or an observer who is not a seat of
+    /// the table, is an error (a smaller table's game would keep the real
+    /// hands of the seats past it).
+    pub fn resample_hidden(
+        &self,
+        s: &State,
+        observer: usize,
+        seed: u64,
+    ) -> Result<State, EncodeError> {
         let n = self.num_players();
+        if s.players as usize != n {
+            return Err(EncodeError::Table {
+                state: s.players as usize,
+                game: n,
+            });
+        }
+        if observer >= n {
+            return Err(EncodeError::Seat {
+                seat: observer,
+                players: n,
+            });
+        }
         let mut t = s.clone();
+        if s.is_round_over() {
+            t.rng = ChanceRng::new(seed, 1);
+            return Ok(t);
+        }
         // Stream 0 deals; stream 1 is the resampled state's own chance.
         let mut deal = ChanceRng::new(seed, 0);
         let kept = if s.phase == Phase::AfterDraw && s.current as usize != observer {
@@ -62,7 +90,7 @@ impl Game {
             t.wd4_legal = deal.below(2) == 1;
         }
         t.rng = ChanceRng::new(seed, 1);
-        t
+        Ok(t)
     }
 }
 
@@ -94,7 +122,7 @@ mod tests {
                     continue;
                 }
                 let me = s.current_player().unwrap();
-                let t = game.resample_hidden(&s, me, 1000 + seed);
+                let t = game.resample_hidden(&s, me, 1000 + seed).unwrap();
                 game.check_invariants(&t).unwrap();
                 // The observer's observation and legal actions are unchanged.
                 let (mut a, mut b) = ([0f32; OBS_SIZE], [0f32; OBS_SIZE]);
@@ -122,16 +150,16 @@ mod tests {
         let s = midgame(&game, 3, 10);
         let me = s.current_player().unwrap();
         assert_eq!(
-            game.resample_hidden(&s, me, 9),
-            game.resample_hidden(&s, me, 9)
+            game.resample_hidden(&s, me, 9).unwrap(),
+            game.resample_hidden(&s, me, 9).unwrap()
         );
         let other = (me + 1) % 4;
         let distinct: std::collections::HashSet<u128> = (0..20)
-            .map(|k| game.resample_hidden(&s, me, k).hand(other))
+            .map(|k| game.resample_hidden(&s, me, k).unwrap().hand(other))
             .collect();
         assert!(distinct.len() > 15, "{} distinct hands", distinct.len());
         // A fresh chance generator: the resampled future differs from the real one.
-        let t = game.resample_hidden(&s, me, 9);
+        let t = game.resample_hidden(&s, me, 9).unwrap();
         assert_ne!(t.to_json(), s.to_json());
     }
 
@@ -143,11 +171,48 @@ mod tests {
             let Some(me) = s.current_player() else {
                 continue;
             };
-            let mut t = game.resample_hidden(&s, me, seed);
+            let mut t = game.resample_hidden(&s, me, seed).unwrap();
             while !t.is_round_over() {
                 let a = game.legal_actions(&t)[0];
                 game.apply(&mut t, a).unwrap();
                 game.check_invariants(&t).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn another_tables_state_or_an_observer_off_the_table_is_an_error() {
+        use crate::EncodeError;
+        let four = Game::new(Rules::preset("attack-2010").unwrap(), 4).unwrap();
+        let two = Game::new(Rules::preset("attack-2010").unwrap(), 2).unwrap();
+        let s = four.new_state(3);
+        // A 2-player game used to keep seats 2 and 3's real hands.
+        assert_eq!(
+            two.resample_hidden(&s, 0, 99),
+            Err(EncodeError::Table { state: 4, game: 2 })
+        );
+        // An observer off the table used to redeal every hand.
+        assert_eq!(
+            four.resample_hidden(&s, 4, 99),
+            Err(EncodeError::Seat { seat: 4, players: 4 })
+        );
+    }
+
+    #[test]
+    fn a_finished_round_keeps_its_shown_hands() {
+        // After the round the hands are scored in the open (C-6): redealing
+        // them broke the round's points (the invariant check refused it).
+        for players in [2, 4] {
+            let game = Game::new(Rules::preset("classic").unwrap(), players).unwrap();
+            let mut s = game.new_state(5);
+            while !s.is_round_over() {
+                let a = game.legal_actions(&s)[0];
+                game.apply(&mut s, a).unwrap();
+            }
+            let t = game.resample_hidden(&s, 0, 9).unwrap();
+            game.check_invariants(&t).unwrap();
+            for p in 0..players {
+                assert_eq!(t.hand(p), s.hand(p));
             }
         }
     }

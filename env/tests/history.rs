@@ -111,7 +111,7 @@ fn history_is_identical_for_states_differing_only_in_hidden_cards() {
         g.apply(&mut s, a).unwrap();
     }
     let seat = s.current_player().unwrap_or(0);
-    let other = g.resample_hidden(&s, seat, 77);
+    let other = g.resample_hidden(&s, seat, 77).unwrap();
     for k in 0..4 {
         assert_eq!(
             history_row(&g, &s, seat, k),

@@ -1014,10 +1014,11 @@ impl PyState {
     #[pyo3(signature = (seed, seat = None))]
     fn resample_hidden(&self, seed: u64, seat: Option<&Bound<'_, PyAny>>) -> PyResult<PyState> {
         let seat = self.seat_or_current(seat)?;
-        Ok(PyState::wrap(
-            self.game.clone(),
-            self.game.resample_hidden(&self.state, seat, seed),
-        ))
+        let t = self
+            .game
+            .resample_hidden(&self.state, seat, seed)
+            .map_err(|e| value_error(e.to_string()))?;
+        Ok(PyState::wrap(self.game.clone(), t))
     }
 
     /// An independent copy.
