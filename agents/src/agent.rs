@@ -23,21 +23,45 @@ pub trait Agent {
     /// agent's own generator in row order. The default loops over
     /// [`Agent::act`] (its agents play one game each and ignore the seeds);
     /// batched agents override it.
+    ///
+    /// # Panics
+    /// If `seats`, `out` (or `seeds`, when given) are not as long as `states`.
     fn act_batch(
         &mut self,
         game: &Game,
         states: &[&State],
         seats: &[usize],
-        _seeds: Option<&[u64]>,
+        seeds: Option<&[u64]>,
         out: &mut [usize],
     ) {
+        check_batch(
+            states.len(),
+            seats.len(),
+            seeds.map(<[u64]>::len),
+            out.len(),
+        );
         for ((s, &seat), o) in states.iter().zip(seats).zip(out.iter_mut()) {
             *o = self.act(game, s, seat);
         }
     }
 
+    /// Told, right after [`Agent::act`], that `seat` played `action` instead
+    /// of the agent's choice (a wrapper such as `search` overruled it), so an
+    /// agent that remembers its own moves remembers the one made. The
+    /// default does nothing.
+    fn overruled(&mut self, _game: &Game, _state: &State, _seat: usize, _action: usize) {}
+
     /// Starts a new game: reseeds the agent's generator and forgets any memory.
     fn reset(&mut self, _seed: u64) {}
+}
+
+/// Panics unless a batch's slices are as long as its states (a caller's bug:
+/// rows would be left unwritten).
+pub fn check_batch(states: usize, seats: usize, seeds: Option<usize>, out: usize) {
+    assert!(
+        seats == states && out == states && seeds.is_none_or(|k| k == states),
+        "act_batch: {states} states, {seats} seats, {out} outputs, {seeds:?} seeds: the lengths must agree"
+    );
 }
 
 impl<A: Agent + ?Sized> Agent for Box<A> {
@@ -57,6 +81,9 @@ impl<A: Agent + ?Sized> Agent for Box<A> {
     ) {
         (**self).act_batch(game, states, seats, seeds, out)
     }
+    fn overruled(&mut self, game: &Game, state: &State, seat: usize, action: usize) {
+        (**self).overruled(game, state, seat, action)
+    }
     fn reset(&mut self, seed: u64) {
         (**self).reset(seed)
     }
@@ -71,4 +98,22 @@ pub fn mix_seed(seed: u64, salt: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_batch;
+
+    #[test]
+    fn batches_whose_lengths_agree_pass() {
+        check_batch(3, 3, None, 3);
+        check_batch(3, 3, Some(3), 3);
+    }
+
+    #[test]
+    #[should_panic(expected = "the lengths must agree")]
+    fn a_batch_with_fewer_seats_than_states_is_refused() {
+        // Rows past the seats used to be left unwritten, silently.
+        check_batch(3, 1, None, 3);
+    }
 }

@@ -725,18 +725,10 @@ fn last_player_guess(v: &PublicView) -> Option<usize> {
     }
 }
 
-impl Agent for Heuristic {
-    fn name(&self) -> String {
-        if self.params == HeuristicParams::default() {
-            "heuristic".into()
-        } else {
-            crate::spec::AgentSpec::Heuristic(self.params.clone()).to_string()
-        }
-    }
-
-    fn act(&mut self, game: &Game, state: &State, seat: usize) -> usize {
-        let a = self.decide(game, state, seat);
-        // Remember what was seen, and the colour once this action takes effect.
+impl Heuristic {
+    /// Remembers what was seen when `seat` took `a`, and the active colour
+    /// once `a` takes effect (read at a later Wild Draw Four challenge).
+    fn remember(&mut self, state: &State, seat: usize, a: usize) {
         let colour_after = if a < DRAW {
             Face(a as u8).colour().or(state.active_colour())
         } else if (COLOUR..COLOUR + 4).contains(&a) {
@@ -749,7 +741,26 @@ impl Agent for Heuristic {
             hand: state.hand(seat),
             colour_after,
         });
+    }
+}
+
+impl Agent for Heuristic {
+    fn name(&self) -> String {
+        if self.params == HeuristicParams::default() {
+            "heuristic".into()
+        } else {
+            crate::spec::AgentSpec::Heuristic(self.params.clone()).to_string()
+        }
+    }
+
+    fn act(&mut self, game: &Game, state: &State, seat: usize) -> usize {
+        let a = self.decide(game, state, seat);
+        self.remember(state, seat, a);
         a
+    }
+
+    fn overruled(&mut self, _game: &Game, state: &State, seat: usize, action: usize) {
+        self.remember(state, seat, action);
     }
 
     fn reset(&mut self, seed: u64) {
@@ -764,6 +775,35 @@ impl Agent for Heuristic {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_overruled_choice_is_remembered_as_the_move_made() {
+        // `search` may play another action than its heuristic base chose;
+        // the base's memory (the colour after its move, read at a later
+        // Wild Draw Four challenge) must follow the move made.
+        let game = Game::new(uno_env::Rules::preset("classic").unwrap(), 2).unwrap();
+        for seed in 0..50 {
+            let s = game.new_state(seed);
+            let seat = s.current_player().unwrap();
+            let mut h = Heuristic::new(HeuristicParams::default(), 1);
+            let chosen = h.act(&game, &s, seat);
+            let other = game.legal_actions(&s).into_iter().find(|&a| {
+                a < DRAW
+                    && Face(a as u8).colour().is_some()
+                    && Face(a as u8).colour() != Face(chosen as u8).colour()
+            });
+            let Some(other) = other.filter(|_| chosen < DRAW) else {
+                continue;
+            };
+            h.overruled(&game, &s, seat, other);
+            assert_eq!(
+                h.memory.as_ref().unwrap().colour_after,
+                Face(other as u8).colour()
+            );
+            return;
+        }
+        panic!("no deal offered two coloured plays of different colours");
+    }
 
     #[test]
     fn face_shortcuts_match_the_face_table() {

@@ -188,6 +188,11 @@ impl Agent for Search {
                 best = (a, mean);
             }
         }
+        if best.0 != fallback {
+            // The base remembers its own moves (the heuristic, the colour
+            // after them): it must remember the one made.
+            self.me.overruled(game, state, seat, best.0);
+        }
         best.0
     }
 

@@ -194,7 +194,10 @@ mod tests {
         // An observer off the table used to redeal every hand.
         assert_eq!(
             four.resample_hidden(&s, 4, 99),
-            Err(EncodeError::Seat { seat: 4, players: 4 })
+            Err(EncodeError::Seat {
+                seat: 4,
+                players: 4
+            })
         );
     }
 

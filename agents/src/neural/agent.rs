@@ -179,6 +179,7 @@ impl Agent for NeuralAgent {
         out: &mut [usize],
     ) {
         let n = states.len();
+        crate::agent::check_batch(n, seats.len(), seeds.map(<[u64]>::len), out.len());
         let mut obs = vec![0.0; n * OBS_SIZE];
         let mut mask = vec![false; n * NUM_ACTIONS];
         let mut legal = Vec::with_capacity(n);
