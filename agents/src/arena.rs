@@ -717,6 +717,10 @@ impl LeagueConfig {
 pub struct LeagueEntry {
     /// The spec.
     pub spec: String,
+    /// Its place in the list given (the row and column of `wins`): tells
+    /// apart a spec listed twice. Reports written before 2026-11-26 lack it.
+    #[serde(default)]
+    pub index: usize,
     /// Bradley–Terry rating on the Elo scale (mean 0).
     pub rating: f64,
     /// Games played.
@@ -787,6 +791,7 @@ pub fn run_league(
     let mut table: Vec<LeagueEntry> = (0..k)
         .map(|i| LeagueEntry {
             spec: specs[i].clone(),
+            index: i,
             rating: ratings[i],
             games: cfg.games_per_pair * (k as u64 - 1),
             wins: wins[i].iter().sum(),
@@ -826,17 +831,13 @@ impl fmt::Display for LeagueReport {
             "head to head (row's wins against column; agents by rank as above):"
         )?;
         let n = self.specs.len();
-        // The agents in the table's order (by rating): the list index of
-        // each row (a spec listed twice takes its indices in turn).
-        let mut used = vec![false; n];
+        // The agents in the table's order (by rating): each row's list index
+        // (a spec listed twice is told apart by it, not by its name).
         let order: Vec<usize> = self
             .table
             .iter()
-            .filter_map(|e| {
-                let j = (0..n).find(|&j| !used[j] && self.specs[j] == e.spec)?;
-                used[j] = true;
-                Some(j)
-            })
+            .map(|e| e.index)
+            .filter(|&i| i < n)
             .collect();
         // Row labels are "#rank spec"; columns as wide as the largest count.
         let lw = w + format!("#{} ", n).len();

@@ -618,3 +618,37 @@ fn an_arena_stops_when_asked() {
     let b = run_arena(&small, None).unwrap();
     assert_eq!(a.agents[0].wins, b.agents[0].wins);
 }
+
+/// A spec listed twice: each ranked row of the head-to-head table shows its
+/// own entry's wins (the rows of the two copies used to be swapped when the
+/// second copy rated higher).
+#[test]
+fn a_league_tells_apart_a_spec_listed_twice() {
+    let cfg = LeagueConfig {
+        rules: Rules::preset("classic").unwrap(),
+        players: 2,
+        specs: specs(&["heuristic", "random", "heuristic"]),
+        games_per_pair: 200,
+        seed: 2,
+        threads: 1,
+    };
+    let r = run_league(&cfg, None).unwrap();
+    for e in &r.table {
+        assert_eq!(r.wins[e.index].iter().sum::<u64>(), e.wins);
+        assert_eq!(r.specs[e.index], e.spec);
+    }
+    let text = r.to_string();
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("head to head"))
+        .skip(2)
+        .collect();
+    for (rank, e) in r.table.iter().enumerate() {
+        let row: u64 = rows[rank]
+            .split_whitespace()
+            .skip(2)
+            .filter_map(|c| c.parse::<u64>().ok())
+            .sum();
+        assert_eq!(row, e.wins, "row #{}: {text}", rank + 1);
+    }
+}
