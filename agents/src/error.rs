@@ -34,7 +34,7 @@ pub enum AgentError {
     MissingCheckpointPath,
     /// No neural builder is available for `checkpoint:<path>`.
     #[error(
-        "cannot build checkpoint:{0}: neural agents need the `neural` feature / not yet available"
+        "cannot build checkpoint:{0}: this build has no neural agents (uno-agents without its `neural` feature, and no checkpoint builder registered)"
     )]
     NeuralUnavailable(PathBuf),
     /// The registered neural builder failed.

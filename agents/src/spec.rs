@@ -250,10 +250,16 @@ pub fn build(spec: &AgentSpec, seed: u64) -> Result<Box<dyn Agent + Send>, Agent
         AgentSpec::Greedy => Box::new(Greedy),
         AgentSpec::Heuristic(p) => Box::new(Heuristic::new(p.clone(), seed)),
         AgentSpec::Search(p) => Box::new(Search::new(p.clone(), seed)?),
-        AgentSpec::Checkpoint(path) => match CHECKPOINT_BUILDER.get() {
-            Some(b) => b(path, seed)?,
-            None => return Err(AgentError::NeuralUnavailable(path.clone())),
-        },
+        AgentSpec::Checkpoint(path) => {
+            // With the `neural` feature the network agent is the builder,
+            // unless the caller registered another first.
+            #[cfg(feature = "neural")]
+            crate::neural::register();
+            match CHECKPOINT_BUILDER.get() {
+                Some(b) => b(path, seed)?,
+                None => return Err(AgentError::NeuralUnavailable(path.clone())),
+            }
+        }
     })
 }
 
