@@ -375,7 +375,9 @@ impl Game {
 
     /// True when faces of this kind are in the deck.
     pub fn has_face(&self, face: Face) -> bool {
-        self.face_in_deck >> face.index() & 1 == 1
+        // A face past the table (`Face(200)`) is in no deck; a plain shift
+        // wrapped around to another face in release builds.
+        face.index() < NUM_FACES && self.face_in_deck >> face.index() & 1 == 1
     }
 
     /// True when a draw pile (not a launcher) supplies cards.

@@ -511,10 +511,21 @@ pub fn bounds(game: &Game) -> (Vec<f32>, Vec<f32>) {
 }
 
 /// A readable dump of an observation, piece by piece (non-zero values only).
+/// A slice shorter than [`OBS_SIZE`] shows the pieces it holds (the rest
+/// as missing) rather than panicking; an oracle vector shows its
+/// observation part.
 pub fn describe(obs: &[f32]) -> String {
     let mut out = String::new();
     for p in PIECES.iter() {
-        let vals: Vec<String> = obs[p.offset..p.offset + p.size()]
+        let Some(piece) = obs.get(p.offset..p.offset + p.size()) else {
+            out.push_str(&format!(
+                "{:>13} (missing: the slice holds {} values)\n",
+                p.name,
+                obs.len()
+            ));
+            continue;
+        };
+        let vals: Vec<String> = piece
             .iter()
             .enumerate()
             .filter(|(_, v)| **v != 0.0)
@@ -528,6 +539,18 @@ pub fn describe(obs: &[f32]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn describe_names_the_pieces_a_short_slice_lacks() {
+        let text = describe(&[0.0; 10]);
+        assert!(text.contains("hand"), "{text}");
+        assert!(
+            text.contains("(missing: the slice holds 10 values)"),
+            "{text}"
+        );
+        let full = describe(&[1.0; OBS_SIZE]);
+        assert!(!full.contains("missing"), "{full}");
+    }
 
     #[test]
     fn pieces_tile_the_vector() {

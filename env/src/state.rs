@@ -104,6 +104,16 @@ impl Phase {
 
 /// One position of a match: every card's place, whose decision it is, scores,
 /// and the chance generator.
+///
+/// Per-seat accessors (`hand`, `pressed_on`, …) take seats `0..MAX_PLAYERS`
+/// and panic past that, as slice indexing does; a seat past the table but
+/// below `MAX_PLAYERS` reads as an empty seat. The flag accessors
+/// (`uno_called`, `is_active`) are `false` for any seat past the table.
+///
+/// A state does not record its rules: use it with the [`crate::Game`] that
+/// made it. Another table size is refused by the game's entry points, but a
+/// state of another edition at the same size is not detected until
+/// [`crate::Game::check_invariants`] (card counts) says so.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct State {
@@ -284,12 +294,19 @@ impl State {
 
     /// True when `seat` has called UNO on their last card.
     pub fn uno_called(&self, seat: usize) -> bool {
-        self.uno_called >> seat & 1 == 1
+        // (A plain shift by 16 or more wrapped in release builds.)
+        u32::try_from(seat)
+            .ok()
+            .and_then(|k| self.uno_called.checked_shr(k))
+            .is_some_and(|b| b & 1 == 1)
     }
 
     /// True when `seat` is still in the match (not eliminated, C-7 challenge).
     pub fn is_active(&self, seat: usize) -> bool {
-        self.active >> seat & 1 == 1
+        u32::try_from(seat)
+            .ok()
+            .and_then(|k| self.active.checked_shr(k))
+            .is_some_and(|b| b & 1 == 1)
     }
 
     /// Number of seats still in the match.

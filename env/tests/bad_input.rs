@@ -518,3 +518,19 @@ fn a_round_cut_short_during_the_start_cards_choice_is_a_valid_state() {
         .unwrap_err();
     assert!(e.contains("cuts it short"), "{e}");
 }
+
+#[test]
+fn flag_accessors_past_the_table_are_false_not_another_seats_flag() {
+    let g = Game::new(Rules::preset("classic").unwrap(), 4).unwrap();
+    let s = g.new_state(1);
+    // A plain shift by 16 wrapped to seat 0's flag in release builds.
+    for seat in [4, 10, 15, 16, 17, 64, 200, usize::MAX] {
+        assert!(!s.is_active(seat), "{seat}");
+        assert!(!s.uno_called(seat), "{seat}");
+    }
+    assert!(s.is_active(0));
+    // A face past the face table is in no deck.
+    assert!(!g.has_face(uno_env::Face(200)));
+    assert!(!g.has_face(uno_env::Face(79)));
+    assert!(g.has_face(uno_env::Face(0)));
+}
