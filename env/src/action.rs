@@ -149,9 +149,33 @@ pub fn action_name(id: usize) -> String {
 /// A set of action ids as a bit mask (bit i = action i).
 pub type ActionMask = u128;
 
+crate::card::display_and_parse!(Action, "an action");
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_name_displays_and_parses_back_with_from_str() {
+        use crate::{Colour, Face, Kind, Phase};
+        for id in 0..NUM_ACTIONS {
+            let a = Action::from_id(id).unwrap();
+            assert_eq!(a.to_string().parse::<Action>(), Ok(a));
+        }
+        for c in Colour::ALL {
+            assert_eq!(c.to_string().parse::<Colour>(), Ok(c));
+        }
+        for f in Face::all() {
+            assert_eq!(f.to_string().parse::<Face>(), Ok(f));
+            assert_eq!(f.kind().to_string().parse::<Kind>(), Ok(f.kind()));
+        }
+        for p in Phase::ALL {
+            assert_eq!(p.to_string().parse::<Phase>(), Ok(p));
+        }
+        let e = "play:Q9".parse::<Action>().unwrap_err();
+        assert_eq!(e.to_string(), "`play:Q9` is not the name of an action");
+        assert!("dance".parse::<Phase>().is_err());
+    }
 
     #[test]
     fn names_round_trip_for_every_id() {

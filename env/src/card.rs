@@ -356,3 +356,39 @@ mod tests {
         }
     }
 }
+
+/// `Display` as the stable name and `FromStr` through `parse`, for a type
+/// with `name(self)` and `parse(&str) -> Option<Self>`.
+macro_rules! display_and_parse {
+    ($t:ty, $what:literal) => {
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.name())
+            }
+        }
+
+        impl std::str::FromStr for $t {
+            type Err = crate::error::ParseNameError;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                <$t>::parse(s).ok_or_else(|| crate::error::ParseNameError {
+                    what: $what,
+                    text: s.to_string(),
+                })
+            }
+        }
+    };
+}
+pub(crate) use display_and_parse;
+
+display_and_parse!(Colour, "a colour");
+display_and_parse!(Kind, "a card kind");
+
+impl std::str::FromStr for Face {
+    type Err = crate::error::ParseNameError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Face::parse(s).ok_or_else(|| crate::error::ParseNameError {
+            what: "a face",
+            text: s.to_string(),
+        })
+    }
+}

@@ -110,3 +110,14 @@ pub enum ScenarioError {
     #[error("invalid scenario: {0}")]
     Invalid(String),
 }
+
+/// A name that [`std::str::FromStr`] could not read as an action, colour,
+/// card kind, face or phase.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("`{text}` is not the name of {what}")]
+pub struct ParseNameError {
+    /// What was being read, with its article (`an action`, `a colour`, …).
+    pub what: &'static str,
+    /// The text given.
+    pub text: String,
+}

@@ -96,6 +96,11 @@ impl Phase {
         ][self as usize]
     }
 
+    /// The phase of a [`Phase::name`] (`None` for any other text).
+    pub fn parse(s: &str) -> Option<Phase> {
+        Phase::ALL.into_iter().find(|p| p.name() == s)
+    }
+
     /// True when no decision is pending.
     pub fn is_over(self) -> bool {
         matches!(self, Phase::RoundOver | Phase::MatchOver)
@@ -524,3 +529,5 @@ mod tests {
         }
     }
 }
+
+crate::card::display_and_parse!(Phase, "a phase");
