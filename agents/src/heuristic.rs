@@ -253,6 +253,14 @@ pub struct Heuristic {
     supply: Option<Arc<SupplyModel>>,
 }
 
+impl std::fmt::Debug for Heuristic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Heuristic")
+            .field("params", &self.params)
+            .finish_non_exhaustive()
+    }
+}
+
 thread_local! {
     /// The last supply model built on this thread, handed to every
     /// heuristic that meets the same supply rules.

@@ -77,6 +77,15 @@ pub struct Search {
     rollout: Vec<Heuristic>,
 }
 
+impl std::fmt::Debug for Search {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Search")
+            .field("params", &self.params)
+            .field("base", &self.me.name())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Search {
     /// A search agent with these parameters and seed; fails when the base
     /// agent cannot be built (or is itself a search).

@@ -74,6 +74,21 @@ struct Slot {
     picker: Picker,
 }
 
+impl std::fmt::Debug for SoloVecEnv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SoloVecEnv")
+            .field("rules", &self.game.rules().name)
+            .field("players", &self.game.num_players())
+            .field("num_envs", &self.slots.len())
+            .field("threads", &self.threads())
+            .field("seed", &self.seed)
+            .field("seat", &self.seat)
+            .field("opponents", &self.specs)
+            .field("started", &self.started)
+            .finish_non_exhaustive()
+    }
+}
+
 /// What the steps of one call share.
 struct Ctx<'a> {
     game: &'a Game,

@@ -645,3 +645,19 @@ fn rounds_the_opponents_finish_before_the_learners_first_decision_are_paid_with_
         "only {carried} first steps carried earlier rounds"
     );
 }
+
+#[test]
+fn envs_and_agents_print_with_debug() {
+    let env = SoloVecEnv::new(config("classic", 3), 4, 0, 1, &[spec("heuristic")], None).unwrap();
+    let text = format!("{env:?}");
+    assert!(
+        text.contains("SoloVecEnv") && text.contains("num_envs: 4"),
+        "{text}"
+    );
+    let h = build(&spec("heuristic"), 0).unwrap();
+    let _ = h.name();
+    let s = uno_agents::Search::new(uno_agents::SearchParams::default(), 1).unwrap();
+    assert!(format!("{s:?}").contains("base: \"heuristic\""), "{s:?}");
+    let v = uno_env::VecEnv::new(config("classic", 2), 3, 0, 1).unwrap();
+    assert!(format!("{v:?}").contains("num_envs: 3"), "{v:?}");
+}

@@ -360,6 +360,20 @@ pub struct VecEnv {
     team: Option<Team>,
 }
 
+impl std::fmt::Debug for VecEnv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VecEnv")
+            .field("rules", &self.game.rules().name)
+            .field("players", &self.game.num_players())
+            .field("num_envs", &self.states.len())
+            .field("threads", &self.threads())
+            .field("seed", &self.seed)
+            .field("episode", &self.config.episode)
+            .field("reward", &self.config.reward)
+            .finish_non_exhaustive()
+    }
+}
+
 /// The seed of episode `k` of a game (episode 0 uses the base seed itself).
 pub fn episode_seed(seed: u64, k: u64) -> u64 {
     seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15)

@@ -713,6 +713,16 @@ pub struct Trainer {
     _lock: RunLock,
 }
 
+impl std::fmt::Debug for Trainer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Trainer")
+            .field("out", &self.out)
+            .field("config", &self.cfg)
+            .field("state", &self.state)
+            .finish_non_exhaustive()
+    }
+}
+
 /// The network shape a config asks for.
 pub fn net_config(cfg: &TrainConfig) -> NetConfig {
     let mut net = NetConfig::new(OBS_SIZE, NUM_ACTIONS);

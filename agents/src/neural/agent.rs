@@ -36,6 +36,17 @@ pub struct NeuralAgent {
     failures: u64,
 }
 
+impl std::fmt::Debug for NeuralAgent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NeuralAgent")
+            .field("name", &self.name)
+            .field("sample", &self.sample)
+            .field("net", &self.meta.net)
+            .field("failures", &self.failures)
+            .finish_non_exhaustive()
+    }
+}
+
 impl NeuralAgent {
     /// Loads a checkpoint directory; refuses one with another observation version or size.
     pub fn load(dir: &Path, sample: bool, seed: u64) -> Result<Self, NeuralError> {
