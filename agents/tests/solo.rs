@@ -389,9 +389,7 @@ fn bad_input_is_an_error_and_changes_nothing() {
         ),
         (&h[..], None, 0, "num_envs"),
     ] {
-        let err = SoloVecEnv::new(cfg.clone(), envs, 0, 1, opp, seat)
-            .err()
-            .expect(what);
+        let err = SoloVecEnv::new(cfg.clone(), envs, 0, 1, opp, seat).expect_err(what);
         assert!(err.to_string().contains(what), "{err}");
     }
     #[cfg(feature = "neural")]
@@ -405,8 +403,7 @@ fn bad_input_is_an_error_and_changes_nothing() {
             &[spec(&checkpoint("classic-2p"))],
             None,
         )
-        .err()
-        .unwrap();
+        .unwrap_err();
         assert!(
             err.to_string().contains("trained for rules `classic`")
                 && !err.to_string().contains("invalid network config"),
@@ -421,8 +418,7 @@ fn bad_input_is_an_error_and_changes_nothing() {
         &[spec("checkpoint:/no/such/dir")],
         None,
     )
-    .err()
-    .unwrap();
+    .unwrap_err();
     if cfg!(feature = "neural") {
         assert!(matches!(err, AgentError::Checkpoint { .. }), "{err}");
     } else {

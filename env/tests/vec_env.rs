@@ -331,8 +331,7 @@ fn vec_env_sizes_out_of_range_are_errors_not_aborts() {
     // A typo such as num_envs = 10**9 would ask for hundreds of GB: refused
     // before anything is allocated, with the limit in the message.
     let e = VecEnv::new(config("classic", 2), uno_env::MAX_ENVS + 1, 0, 1)
-        .err()
-        .expect("too many games")
+        .expect_err("too many games")
         .to_string();
     assert!(
         e.contains("num_envs") && e.contains(&uno_env::MAX_ENVS.to_string()),
@@ -340,13 +339,11 @@ fn vec_env_sizes_out_of_range_are_errors_not_aborts() {
     );
     assert!(!e.contains("rules"), "not a rules problem: {e}");
     let e = VecEnv::new(config("classic", 2), 0, 0, 1)
-        .err()
-        .expect("no games")
+        .expect_err("no games")
         .to_string();
     assert!(e.contains("num_envs"), "{e}");
     let e = VecEnv::new(config("classic", 2), 4, 0, uno_env::MAX_THREADS + 1)
-        .err()
-        .expect("too many threads")
+        .expect_err("too many threads")
         .to_string();
     assert!(e.contains("threads"), "{e}");
     // More threads than games: one per game at most (the results do not

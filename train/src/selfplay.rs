@@ -2021,7 +2021,7 @@ mod tests {
             grow: true,
             ..small_self_play("classic".into())
         };
-        let err = Trainer::new(cfg, dir.path(), false).err().expect("refused");
+        let err = Trainer::new(cfg, dir.path(), false).expect_err("refused");
         assert!(err.to_string().contains("grow needs init"), "{err}");
     }
 

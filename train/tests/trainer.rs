@@ -183,8 +183,7 @@ fn resume_continues_steps_updates_and_optimizer() {
     let mut other = tiny(40_000);
     other.rules = "attack-2010".into();
     let err = Trainer::new(other, &out, true)
-        .err()
-        .expect("mismatched resume must fail")
+        .expect_err("mismatched resume must fail")
         .to_string();
     assert!(err.contains("cannot resume"), "{err}");
 }
@@ -249,8 +248,7 @@ fn corrupt_or_mismatched_checkpoints_are_errors() {
     v["obs_version"] = serde_json::json!(uno_env::OBS_VERSION + 1);
     std::fs::write(latest.join("meta.json"), v.to_string()).unwrap();
     let err = uno_agents::neural::NeuralAgent::load(&latest, false, 0)
-        .err()
-        .expect("wrong obs version")
+        .expect_err("wrong obs version")
         .to_string();
     assert!(err.to_lowercase().contains("obs"), "{err}");
     // The program names which checkpoint does not fit (the mismatch message
@@ -711,10 +709,7 @@ fn bad_training_configs_are_refused_before_the_run_starts() {
         break_it(&mut cfg);
         assert!(cfg.validate().is_err(), "{field}");
         let out = dir.path().join(format!("run{i}"));
-        let err = Trainer::new(cfg, &out, false)
-            .err()
-            .expect(field)
-            .to_string();
+        let err = Trainer::new(cfg, &out, false).expect_err(field).to_string();
         assert!(err.contains(field), "{field}: {err}");
         assert!(!out.exists(), "{field}: a refused run leaves no directory");
     }
@@ -726,8 +721,7 @@ fn a_new_run_does_not_overwrite_an_existing_one() {
     let (_dir, out) = saved_tiny_run();
     let before = std::fs::read(out.join("trainer.json")).unwrap();
     let err = Trainer::new(tiny(5_000), &out, false)
-        .err()
-        .expect("refused")
+        .expect_err("refused")
         .to_string();
     assert!(err.contains("--resume"), "{err}");
     assert_eq!(std::fs::read(out.join("trainer.json")).unwrap(), before);
@@ -744,8 +738,7 @@ fn an_incomplete_or_missing_run_is_never_overwritten_or_silently_restarted() {
     let before = std::fs::read(&model).unwrap();
     let err = |cfg: TrainConfig, dir: &std::path::Path, resume: bool| {
         Trainer::new(cfg, dir, resume)
-            .err()
-            .expect("refused")
+            .expect_err("refused")
             .to_string()
     };
 
@@ -891,9 +884,7 @@ fn init_starts_a_new_run_from_another_checkpoints_weights() {
         init: Some(dir.path().join("nope")),
         ..tiny(10_000)
     };
-    let err = Trainer::new(bad, &dir.path().join("c"), false)
-        .err()
-        .unwrap();
+    let err = Trainer::new(bad, &dir.path().join("c"), false).unwrap_err();
     assert!(err.to_string().contains("nope"), "{err}");
 }
 
@@ -915,8 +906,7 @@ fn a_version_1_run_starts_a_new_run_with_init_but_does_not_resume() {
         .unwrap();
     // --resume: refused, naming the way forward.
     let err = Trainer::new(tiny(5_000), &old, true)
-        .err()
-        .expect("a version-1 run cannot resume")
+        .expect_err("a version-1 run cannot resume")
         .to_string();
     assert!(
         err.contains("observation version 1") && err.contains("--init"),
@@ -1036,8 +1026,7 @@ fn a_run_on_several_tables_trains_one_network_for_all() {
         ..mixed(8_000)
     };
     let err = Trainer::new(clash, &out, false)
-        .err()
-        .expect("refused")
+        .expect_err("refused")
         .to_string();
     assert!(err.contains("two tables are classic-2p"), "{err}");
     assert!(!out.exists());
@@ -1112,8 +1101,7 @@ fn a_run_on_several_tables_trains_one_network_for_all() {
     let mut other = mixed(16_000);
     other.tables.reverse();
     let err = Trainer::new(other, &out, true)
-        .err()
-        .expect("refused")
+        .expect_err("refused")
         .to_string();
     assert!(err.contains("cannot resume"), "{err}");
     let t = Trainer::new(mixed(16_000), &out, true).unwrap();
@@ -1263,8 +1251,7 @@ fn resume_refuses_rules_that_changed_since_the_run_trained() {
     // The rules file edited since (same name, other settings).
     std::fs::write(&rules, "preset = \"classic\"\n[options]\nhand_size = 6\n").unwrap();
     let err = Trainer::new(cfg.clone(), &out, true)
-        .err()
-        .expect("refused")
+        .expect_err("refused")
         .to_string();
     assert!(
         err.contains("cannot resume")
@@ -1274,8 +1261,7 @@ fn resume_refuses_rules_that_changed_since_the_run_trained() {
     );
     // The preset the variant starts from has the same name: refused too.
     let err = Trainer::new(tiny(5_000), &out, true)
-        .err()
-        .expect("refused")
+        .expect_err("refused")
         .to_string();
     assert!(err.contains("options.hand_size"), "{err}");
     assert_eq!(std::fs::read(out.join("latest/model.bpk")).unwrap(), model);
@@ -1334,8 +1320,7 @@ fn a_second_trainer_on_the_same_directory_is_refused() {
     );
     for resume in [false, true] {
         let err = Trainer::new(tiny(5_000), &out, resume)
-            .err()
-            .expect("refused while the first runs")
+            .expect_err("refused while the first runs")
             .to_string();
         assert!(
             err.contains("another `train`") && err.contains(LOCK_FILE),
@@ -1348,8 +1333,7 @@ fn a_second_trainer_on_the_same_directory_is_refused() {
     // An empty lock is one being written (where hard links are missing) until it is old.
     std::fs::write(&lock, "").unwrap();
     let err = Trainer::new(tiny(5_000), &out, true)
-        .err()
-        .expect("refused")
+        .expect_err("refused")
         .to_string();
     assert!(err.contains("another `train` (a process)"), "{err}");
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
@@ -1380,8 +1364,7 @@ fn a_new_run_refuses_a_directory_holding_other_files() {
     std::fs::write(out.join("config.toml"), "# my precious config\n").unwrap();
     std::fs::write(out.join("metrics.jsonl"), "keep\n").unwrap();
     let err = Trainer::new(tiny(5_000), &out, false)
-        .err()
-        .expect("refused")
+        .expect_err("refused")
         .to_string();
     assert!(
         err.contains("not empty") && err.contains("config.toml") && err.contains("metrics.jsonl"),
@@ -1428,16 +1411,14 @@ fn weights_damaged_in_place_are_refused_naming_the_checkpoint() {
     bytes[n * 2 / 3..n - 8].fill(0xFF);
     std::fs::write(&model, &bytes).unwrap();
     let err = uno_agents::neural::NeuralAgent::load(&latest, false, 0)
-        .err()
-        .expect("NaN weights refused")
+        .expect_err("NaN weights refused")
         .to_string();
     assert!(
         err.contains("not finite") && err.contains(&model.display().to_string()),
         "{err}"
     );
     let err = Trainer::new(tiny(5_000), &out, true)
-        .err()
-        .expect("no resume from NaN weights")
+        .expect_err("no resume from NaN weights")
         .to_string();
     assert!(err.contains("not finite"), "{err}");
 }
@@ -1928,8 +1909,7 @@ fn an_optimizer_state_of_another_network_is_refused_on_resume() {
         drop(t);
         std::fs::copy(other.join("latest/optim.bpk"), &optim).unwrap();
         let err = Trainer::new(tiny(10_000), &out, true)
-            .err()
-            .expect("refused")
+            .expect_err("refused")
             .to_string();
         assert!(
             err.contains("optim.bpk") && err.contains("the state of another network"),
