@@ -35,7 +35,8 @@ pub use search::{Search, SearchParams};
 pub use simple::{FirstLegal, Greedy, RandomAgent, RandomPlay};
 pub use solo::SoloVecEnv;
 pub use spec::{
-    AgentSpec, CheckpointBuilder, build, parse_spec, parse_spec_list, register_checkpoint_builder,
+    AgentFactory, AgentSpec, CheckpointBuilder, CustomAgent, build, parse_spec, parse_spec_list,
+    register_checkpoint_builder,
 };
 pub use view::PublicView;
 

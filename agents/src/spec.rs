@@ -1,7 +1,9 @@
 //! Agent specs: the strings that name agents (`random`, `random-play`, `first-legal`,
 //! `greedy`, `heuristic`, `heuristic:key=value,...`, `search[:samples=N,z=Z,base=SPEC]`,
 //! `checkpoint:<path>`),
-//! and [`build`], which turns a spec into a playing agent.
+//! and [`build`], which turns a spec into a playing agent. A library user's own
+//! agent enters the arena, the league and the single-agent env as
+//! [`AgentSpec::Custom`] (a name and a function that builds it from a seed).
 
 use crate::agent::Agent;
 use crate::error::AgentError;
@@ -31,6 +33,84 @@ pub enum AgentSpec {
     Search(SearchParams),
     /// A neural agent loaded from a checkpoint directory (built by the registered hook).
     Checkpoint(PathBuf),
+    /// An agent of the caller's own (no spec string names it).
+    Custom(CustomAgent),
+}
+
+/// Builds one instance of a custom agent from its seed.
+pub type AgentFactory = dyn Fn(u64) -> Box<dyn Agent + Send> + Send + Sync;
+
+/// A caller's own [`Agent`] as a spec: a display name and a function that
+/// builds one instance from a seed (the arena builds one per worker thread
+/// and reseeds it with [`Agent::reset`] every game).
+///
+/// ```
+/// use uno_agents::{Agent, AgentSpec, ArenaConfig, CustomAgent, run_arena};
+/// use uno_env::{Game, Rules, State};
+///
+/// /// Plays the highest legal action id.
+/// struct Last;
+/// impl Agent for Last {
+///     fn name(&self) -> String { "last".into() }
+///     fn act(&mut self, game: &Game, state: &State, _seat: usize) -> usize {
+///         127 - game.legal_mask(state).leading_zeros() as usize
+///     }
+/// }
+///
+/// let cfg = ArenaConfig {
+///     rules: Rules::preset("classic").unwrap(),
+///     players: 2,
+///     agents: vec![AgentSpec::Custom(CustomAgent::new("last", |_seed| Box::new(Last))), AgentSpec::Random],
+///     games: 100,
+///     seed: 1,
+///     threads: 1,
+/// };
+/// let report = run_arena(&cfg, None).unwrap();
+/// assert_eq!(report.agents[0].spec, "last");
+/// ```
+#[derive(Clone)]
+pub struct CustomAgent {
+    name: String,
+    make: std::sync::Arc<AgentFactory>,
+}
+
+impl CustomAgent {
+    /// A custom agent named `name` (as reports show it), built by `make`.
+    pub fn new(
+        name: impl Into<String>,
+        make: impl Fn(u64) -> Box<dyn Agent + Send> + Send + Sync + 'static,
+    ) -> Self {
+        CustomAgent {
+            name: name.into(),
+            make: std::sync::Arc::new(make),
+        }
+    }
+
+    /// Its display name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// One instance, seeded.
+    pub fn build(&self, seed: u64) -> Box<dyn Agent + Send> {
+        (self.make)(seed)
+    }
+}
+
+impl fmt::Debug for CustomAgent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CustomAgent")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Two custom agents are equal when they share their name and their
+/// builder (clones of one `CustomAgent`).
+impl PartialEq for CustomAgent {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && std::sync::Arc::ptr_eq(&self.make, &other.make)
+    }
 }
 
 impl AgentSpec {
@@ -39,7 +119,11 @@ impl AgentSpec {
     /// challenge; a search's base may), so one instance must not serve
     /// several games at once. The others decide from the state alone.
     pub fn remembers(&self) -> bool {
-        matches!(self, AgentSpec::Heuristic(_) | AgentSpec::Search(_))
+        // A custom agent may remember: one instance per game, to be safe.
+        matches!(
+            self,
+            AgentSpec::Heuristic(_) | AgentSpec::Search(_) | AgentSpec::Custom(_)
+        )
     }
 
     /// The checkpoint directories the spec plays from: a `checkpoint:` spec's
@@ -214,6 +298,7 @@ impl fmt::Display for AgentSpec {
             AgentSpec::Heuristic(p) => write_overrides(f, "heuristic", p),
             AgentSpec::Search(p) => write_overrides(f, "search", p),
             AgentSpec::Checkpoint(p) => write!(f, "checkpoint:{}", p.display()),
+            AgentSpec::Custom(c) => f.write_str(&c.name),
         }
     }
 }
@@ -250,6 +335,7 @@ pub fn build(spec: &AgentSpec, seed: u64) -> Result<Box<dyn Agent + Send>, Agent
         AgentSpec::Greedy => Box::new(Greedy),
         AgentSpec::Heuristic(p) => Box::new(Heuristic::new(p.clone(), seed)),
         AgentSpec::Search(p) => Box::new(Search::new(p.clone(), seed)?),
+        AgentSpec::Custom(c) => c.build(seed),
         AgentSpec::Checkpoint(path) => {
             // With the `neural` feature the network agent is the builder,
             // unless the caller registered another first.

@@ -658,3 +658,58 @@ fn a_league_tells_apart_a_spec_listed_twice() {
         assert_eq!(row, e.wins, "row #{}: {text}", rank + 1);
     }
 }
+
+/// A library user's own agent plays in the arena, the league and the
+/// single-agent env: one that plays as `first-legal` gets exactly its results.
+#[test]
+fn a_custom_agent_plays_wherever_a_spec_does() {
+    use uno_agents::{CustomAgent, FirstLegal, SoloVecEnv};
+    // Named as the spec it copies: seating follows the names' order.
+    let mine = AgentSpec::Custom(CustomAgent::new("first-legal", |_| Box::new(FirstLegal)));
+    assert_eq!(mine.to_string(), "first-legal");
+    assert_ne!(mine, AgentSpec::FirstLegal);
+    let arena = |agents: Vec<AgentSpec>| {
+        run_arena(
+            &ArenaConfig {
+                rules: Rules::preset("attack-2010").unwrap(),
+                players: 3,
+                agents,
+                games: 300,
+                seed: 4,
+                threads: 2,
+            },
+            None,
+        )
+        .unwrap()
+    };
+    let a = arena(vec![mine.clone(), AgentSpec::Random, AgentSpec::Greedy]);
+    let b = arena(specs(&["first-legal", "random", "greedy"]));
+    assert_eq!(a.agents[0].spec, "first-legal");
+    let wins = |r: &uno_agents::ArenaReport| r.agents.iter().map(|x| x.wins).collect::<Vec<_>>();
+    assert_eq!(wins(&a), wins(&b));
+    let league = run_league(
+        &LeagueConfig {
+            rules: Rules::preset("classic").unwrap(),
+            players: 2,
+            specs: vec![mine.clone(), AgentSpec::Random],
+            games_per_pair: 100,
+            seed: 1,
+            threads: 1,
+        },
+        None,
+    )
+    .unwrap();
+    assert!(league.table.iter().any(|e| e.spec == "first-legal"));
+    let mut env = SoloVecEnv::new(
+        uno_env::EnvConfig::new(Rules::preset("classic").unwrap(), 2),
+        4,
+        0,
+        1,
+        &[mine],
+        None,
+    )
+    .unwrap();
+    let mut buf = uno_env::Buffers::new(4);
+    env.reset(buf.batch()).unwrap();
+    env.step_random(buf.batch(), true).unwrap();
+}
