@@ -468,7 +468,11 @@ impl RunLock {
         let held = |pid: Option<u32>| {
             TrainError::Locked(format!(
                 "another `train` ({}) is using {}: wait for it to end (if no training runs there, delete {})",
-                pid.map_or("a process".to_string(), |p| format!("process {p}")),
+                match pid {
+                    Some(p) if p == me => "a Trainer of this same process".to_string(),
+                    Some(p) => format!("process {p}"),
+                    None => "a process".to_string(),
+                },
                 path.parent().unwrap_or(path).display(),
                 path.display()
             ))

@@ -1326,6 +1326,8 @@ fn a_second_trainer_on_the_same_directory_is_refused() {
             err.contains("another `train`") && err.contains(LOCK_FILE),
             "{err}"
         );
+        // Not "process <our own pid>": the holder is in this process.
+        assert!(err.contains("a Trainer of this same process"), "{err}");
     }
     assert!(lock.is_file(), "the refused trainer left the lock alone");
     drop(first);
