@@ -68,8 +68,9 @@ impl Default for SearchParams {
 
 /// The determinized rollout agent (see the module docs).
 pub struct Search {
-    /// Its parameters.
-    pub params: SearchParams,
+    /// Its parameters, checked by [`Search::new`] (read them with
+    /// [`Search::params`]; the base is built from them once).
+    params: SearchParams,
     rng: ChaCha8Rng,
     /// The base agent: its choice stands unless the search finds better.
     me: Box<dyn Agent + Send>,
@@ -87,8 +88,13 @@ impl std::fmt::Debug for Search {
 }
 
 impl Search {
-    /// A search agent with these parameters and seed; fails when the base
-    /// agent cannot be built (or is itself a search).
+    /// Its parameters.
+    pub fn params(&self) -> &SearchParams {
+        &self.params
+    }
+
+    /// A search agent with these parameters and seed; fails when a parameter
+    /// is out of range or the base agent cannot be built (or is itself a search).
     pub fn new(params: SearchParams, seed: u64) -> Result<Self, AgentError> {
         if !(params.z >= 0.0 && params.z.is_finite()) {
             return Err(AgentError::BadParam {
