@@ -357,8 +357,9 @@ mod tests {
     }
 }
 
-/// `Display` as the stable name and `FromStr` through `parse`, for a type
-/// with `name(self)` and `parse(&str) -> Option<Self>`.
+/// `FromStr` through `parse` (and, unless the type has its own, `Display` as
+/// the stable name), for a type with `name(self)` and
+/// `parse(&str) -> Option<Self>`.
 macro_rules! display_and_parse {
     ($t:ty, $what:literal) => {
         impl std::fmt::Display for $t {
@@ -367,6 +368,9 @@ macro_rules! display_and_parse {
             }
         }
 
+        crate::card::display_and_parse!($t, $what, parse only);
+    };
+    ($t:ty, $what:literal, parse only) => {
         impl std::str::FromStr for $t {
             type Err = crate::error::ParseNameError;
             fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -382,13 +386,5 @@ pub(crate) use display_and_parse;
 
 display_and_parse!(Colour, "a colour");
 display_and_parse!(Kind, "a card kind");
-
-impl std::str::FromStr for Face {
-    type Err = crate::error::ParseNameError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Face::parse(s).ok_or_else(|| crate::error::ParseNameError {
-            what: "a face",
-            text: s.to_string(),
-        })
-    }
-}
+// Face has its own `Display` above.
+display_and_parse!(Face, "a face", parse only);

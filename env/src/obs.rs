@@ -349,7 +349,13 @@ pub(crate) fn rules_piece(game: &Game) -> [f32; NUM_RULE_FLAGS] {
 
 /// Checks that `s` is a state of `game`'s table, `seat` one of its seats and
 /// `out` at least `need` long.
-fn check(game: &Game, s: &State, seat: usize, out: usize, need: usize) -> Result<(), EncodeError> {
+pub(crate) fn check(
+    game: &Game,
+    s: &State,
+    seat: usize,
+    out: usize,
+    need: usize,
+) -> Result<(), EncodeError> {
     let n = game.num_players();
     if s.players as usize != n {
         return Err(EncodeError::Table {

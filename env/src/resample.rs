@@ -47,19 +47,9 @@ impl Game {
         observer: usize,
         seed: u64,
     ) -> Result<State, EncodeError> {
+        // The encoders' own check of the table and the seat (no buffer here).
+        crate::obs::check(self, s, observer, 0, 0)?;
         let n = self.num_players();
-        if s.players as usize != n {
-            return Err(EncodeError::Table {
-                state: s.players as usize,
-                game: n,
-            });
-        }
-        if observer >= n {
-            return Err(EncodeError::Seat {
-                seat: observer,
-                players: n,
-            });
-        }
         let mut t = s.clone();
         if s.is_round_over() {
             t.rng = ChanceRng::new(seed, 1);

@@ -1059,7 +1059,6 @@ fn one_line(message: &str) -> String {
         .join(": ")
 }
 
-/// Deep-merges `over` into `base`: tables merge key by key, anything else replaces.
 /// A key of table `v` that a `T` read from it does not keep (serde drops
 /// unknown keys beside an internal tag); `None` when every key is used or
 /// `v` is not a valid `T` (whose own error is reported elsewhere).
@@ -1070,6 +1069,7 @@ fn unknown_field<T: Serialize + serde::de::DeserializeOwned>(v: &toml::Value) ->
     given.keys().find(|k| !kept.contains_key(*k)).cloned()
 }
 
+/// Deep-merges `over` into `base`: tables merge key by key, anything else replaces.
 fn merge(base: &mut toml::Value, over: toml::Value) {
     match (base, over) {
         (toml::Value::Table(b), toml::Value::Table(o)) => {

@@ -299,19 +299,12 @@ impl State {
 
     /// True when `seat` has called UNO on their last card.
     pub fn uno_called(&self, seat: usize) -> bool {
-        // (A plain shift by 16 or more wrapped in release builds.)
-        u32::try_from(seat)
-            .ok()
-            .and_then(|k| self.uno_called.checked_shr(k))
-            .is_some_and(|b| b & 1 == 1)
+        flag(self.uno_called, seat)
     }
 
     /// True when `seat` is still in the match (not eliminated, C-7 challenge).
     pub fn is_active(&self, seat: usize) -> bool {
-        u32::try_from(seat)
-            .ok()
-            .and_then(|k| self.active.checked_shr(k))
-            .is_some_and(|b| b & 1 == 1)
+        flag(self.active, seat)
     }
 
     /// Number of seats still in the match.
@@ -528,6 +521,15 @@ mod tests {
             }
         }
     }
+}
+
+/// Bit `seat` of a per-seat flag set; `false` past its 16 bits (a plain
+/// shift by 16 or more wrapped around in release builds).
+fn flag(bits: u16, seat: usize) -> bool {
+    u32::try_from(seat)
+        .ok()
+        .and_then(|k| bits.checked_shr(k))
+        .is_some_and(|b| b & 1 == 1)
 }
 
 crate::card::display_and_parse!(Phase, "a phase");
