@@ -61,7 +61,10 @@ def main():
         ua.VecEnv(args.rules, args.players, num_envs=1)  # bad rules or players: one line, before the table
     except ValueError as e:
         ap.error(str(e))
-    for n in args.envs:  # too many envs or threads: also before the table
+    # Too many envs or threads: also before the table. Each env is dropped at
+    # once and made again for its cell (a multi-threaded env's worker team
+    # would otherwise take cores from the cells measured after it).
+    for n in args.envs:
         for t in args.threads:
             try:
                 ua.VecEnv(args.rules, args.players, num_envs=n, seed=0, threads=t, legal_ids=True)

@@ -178,19 +178,17 @@ class raw_env(AECEnv):
                 self._add_rewards(st.rewards("points"))
             # A round cut at the decision cap ends a match episode too (truncated).
             if self.episode == "round" or st.is_match_over() or st.is_truncated():
-                if self.reward_mode == "win" and not st.is_truncated():
-                    self._add_rewards(st.rewards("win", match_end=self.episode == "match"))
                 trunc = st.is_truncated()
-                if self.reward_mode == "win" and trunc:
+                if self.reward_mode == "win" and not trunc:
+                    self._add_rewards(st.rewards("win", match_end=self.episode == "match"))
+                elif self.reward_mode == "win":
                     # A truncated match pays 0, but seats eliminated earlier
                     # were paid their loss as they left: the seats still in
                     # share it, so the match's rewards stay zero-sum.
                     n = len(self.possible_agents)
                     still = [a for a in self.agents if st.is_active(self.agent_name_mapping[a])]
-                    gone = n - len(still)
-                    if gone and still:
-                        for a in still:
-                            self.rewards[a] += gone / (n - 1) / len(still)
+                    for a in still:
+                        self.rewards[a] += (n - len(still)) / (n - 1) / len(still)
                 for a in self.agents:
                     self.terminations[a] = not trunc
                     self.truncations[a] = trunc

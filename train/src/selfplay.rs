@@ -355,6 +355,9 @@ pub struct TrainerState {
     pub eval_seed: Option<u64>,
 }
 
+/// Mixed into the run's seed for its evaluation deals.
+const EVAL_SALT: u64 = 0xE7A1;
+
 /// An error of the trainer.
 #[derive(Debug, thiserror::Error)]
 pub enum TrainError {
@@ -1031,7 +1034,7 @@ impl Trainer {
             (learner, TrainerState::default())
         };
         state.episodes_per_table.resize(tables.len(), 0);
-        state.eval_seed.get_or_insert(cfg.seed ^ 0xE7A1);
+        state.eval_seed.get_or_insert(cfg.seed ^ EVAL_SALT);
         learner.attach_critic(ORACLE_SIZE)?;
         // The pool: snapshots in this run's own pool/ (see `pool_entry`); one
         // that is gone or cannot be loaded leaves the pool with a note, so
@@ -1661,7 +1664,8 @@ impl Trainer {
                     // The same deals at every evaluation (paired comparisons:
                     // differences between evaluations, and so `best/`, reflect
                     // the network rather than the luck of new deals).
-                    seed: self.state.eval_seed.unwrap_or(self.cfg.seed ^ 0xE7A1),
+                    // (Set when the run starts; see `TrainerState::eval_seed`.)
+                    seed: self.state.eval_seed.unwrap_or(self.cfg.seed ^ EVAL_SALT),
                     threads: self.cfg.resolved_threads(),
                 };
                 let report = match run_arena_until(&cfg, None, stop) {
