@@ -111,6 +111,28 @@ pub enum ScenarioError {
     Invalid(String),
 }
 
+/// A state that breaks an invariant of its game
+/// ([`crate::Game::check_invariants`]): the first violation found, in words.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("{message}")]
+pub struct InvariantError {
+    message: String,
+}
+
+impl InvariantError {
+    /// An error with this description of the violation.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+
+    /// The description of the violation.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
 /// A name that [`std::str::FromStr`] could not read as an action, colour,
 /// card kind, face or phase.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]

@@ -1,5 +1,6 @@
 //! The invariant checker: card conservation and consistency of a state.
 
+use crate::error::InvariantError;
 use crate::game::Game;
 use crate::state::{Phase, State};
 
@@ -24,7 +25,12 @@ impl Game {
     /// Checks that every card is in exactly one place, the top card is on the
     /// discard pile, and hands, phases, UNO flags and scores agree. Returns the
     /// first violation found.
-    pub fn check_invariants(&self, s: &State) -> Result<(), String> {
+    pub fn check_invariants(&self, s: &State) -> Result<(), InvariantError> {
+        self.first_violation(s).map_err(InvariantError::new)
+    }
+
+    /// The check of [`Game::check_invariants`], its violation in words.
+    fn first_violation(&self, s: &State) -> Result<(), String> {
         let n = self.num_players();
         if let Some(e) = self.table_error(s) {
             return Err(e);

@@ -40,7 +40,9 @@ pub mod vec_env;
 
 pub use action::{Action, ActionMask, NUM_ACTIONS, action_name};
 pub use card::{Colour, Face, Kind, NUM_FACES};
-pub use error::{ActionError, ConfigError, EncodeError, ParseNameError, ScenarioError};
+pub use error::{
+    ActionError, ConfigError, EncodeError, InvariantError, ParseNameError, ScenarioError,
+};
 pub use events::{Event, EventLog, Events, Imposed};
 pub use game::{Game, MAX_PLAYERS, MIN_PLAYERS};
 pub use obs::{OBS_SIZE, OBS_VERSION};

@@ -159,7 +159,8 @@ impl Game {
         if s.num_active() < 2 {
             return bad("at least two seats must be in the match".into());
         }
-        self.check_invariants(&s).map_err(ScenarioError::Invalid)?;
+        self.check_invariants(&s)
+            .map_err(|e| ScenarioError::Invalid(e.to_string()))?;
         Ok(s)
     }
 }

@@ -82,7 +82,10 @@ fn states_edited_into_impossible_positions_fail_the_invariant_check() {
     ] {
         let s = edited(&game, edits);
         let e = game.check_invariants(&s).unwrap_err();
-        assert!(e.contains(want), "{edits:?}: {e}");
+        assert!(e.message().contains(want), "{edits:?}: {e}");
+        // A typed error: it travels through `?` as any `std::error::Error`.
+        let boxed: Box<dyn std::error::Error> = e.clone().into();
+        assert_eq!(boxed.to_string(), e.message());
     }
     // A drawn card that sits in the other seat's hand.
     let s = game.new_state(3);
@@ -97,6 +100,7 @@ fn states_edited_into_impossible_positions_fail_the_invariant_check() {
     assert!(
         game.check_invariants(&s)
             .unwrap_err()
+            .message()
             .contains("no drawn card")
     );
     // Unknown fields are refused when read.
@@ -144,7 +148,7 @@ fn lost_duplicated_or_miscounted_cards_and_wrong_round_points_fail_the_invariant
         let e = game
             .check_invariants(&State::from_json(&set_field(&j, field, &val)).unwrap())
             .unwrap_err();
-        assert!(e.contains(want), "{field}: {e}");
+        assert!(e.message().contains(want), "{field}: {e}");
     }
     // C-6: a finished round's points are the cards left in the other hands.
     let mut s = game.new_state(3);
@@ -167,7 +171,7 @@ fn lost_duplicated_or_miscounted_cards_and_wrong_round_points_fail_the_invariant
             .unwrap(),
         )
         .unwrap_err();
-    assert!(e.contains("the cards left say"), "{e}");
+    assert!(e.message().contains("the cards left say"), "{e}");
 }
 
 #[test]
@@ -191,7 +195,7 @@ fn a_round_just_scored_with_a_total_at_the_target_fails_the_invariant_check() {
     let e = game
         .check_invariants(&State::from_json(&j).unwrap())
         .unwrap_err();
-    assert!(e.contains("past the target"), "{e}");
+    assert!(e.message().contains("past the target"), "{e}");
 }
 
 #[test]
@@ -516,7 +520,7 @@ fn a_round_cut_short_during_the_start_cards_choice_is_a_valid_state() {
     let e = game
         .check_invariants(&State::from_json(&j).unwrap())
         .unwrap_err();
-    assert!(e.contains("cuts it short"), "{e}");
+    assert!(e.message().contains("cuts it short"), "{e}");
 }
 
 #[test]

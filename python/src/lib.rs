@@ -993,7 +993,10 @@ impl PyState {
 
     /// None when every invariant holds, else the first violation.
     fn check_invariants(&self) -> Option<String> {
-        self.game.check_invariants(&self.state).err()
+        self.game
+            .check_invariants(&self.state)
+            .err()
+            .map(|e| e.to_string())
     }
 
     /// The full state (including the chance generator) as a dict.

@@ -21,7 +21,7 @@
 //! `pool/` (policy snapshots), `metrics.jsonl` and TensorBoard event files.
 
 use crate::learner::{Learner, LearnerConfig, LearnerError, RolloutBatch, UpdateStats};
-use crate::metrics::MetricsSink;
+use crate::metrics::{MetricsError, MetricsSink};
 use crate::ppo::compute_gae;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -186,7 +186,12 @@ pub const MAX_EVAL_GAMES: u64 = 1_000_000;
 pub const TRAINER_FILE: &str = "trainer.json";
 
 /// Parses a table of a mixed run, `"RULES:PLAYERS"` (e.g. `attack-2010:4`).
-pub fn parse_table(s: &str) -> Result<(String, usize), String> {
+pub fn parse_table(s: &str) -> Result<(String, usize), TrainError> {
+    table_of(s).map_err(TrainError::Config)
+}
+
+/// [`parse_table`], its problem in words.
+fn table_of(s: &str) -> Result<(String, usize), String> {
     let bad = || format!("table `{s}` is not RULES:PLAYERS (e.g. attack-2010:4)");
     let (rules, players) = s.trim().rsplit_once(':').ok_or_else(bad)?;
     let players = players.trim().parse::<usize>().map_err(|_| bad())?;
@@ -207,17 +212,28 @@ impl TrainConfig {
     }
 
     /// The tables of the run, `(rules, players)`: `tables`, or the one of `rules` and `players`.
-    pub fn table_list(&self) -> Result<Vec<(String, usize)>, String> {
+    pub fn table_list(&self) -> Result<Vec<(String, usize)>, TrainError> {
+        self.tables_of().map_err(TrainError::Config)
+    }
+
+    /// [`TrainConfig::table_list`], its problem in words.
+    fn tables_of(&self) -> Result<Vec<(String, usize)>, String> {
         if self.tables.is_empty() {
             Ok(vec![(self.rules.clone(), self.players)])
         } else {
-            self.tables.iter().map(|t| parse_table(t)).collect()
+            self.tables.iter().map(|t| table_of(t)).collect()
         }
     }
 
     /// Checks every value before a run starts (one message naming the field),
-    /// so a bad config is refused instead of failing mid-run.
-    pub fn validate(&self) -> Result<(), String> {
+    /// so a bad config is refused instead of failing mid-run: a
+    /// [`TrainError::Config`].
+    pub fn validate(&self) -> Result<(), TrainError> {
+        self.first_problem().map_err(TrainError::Config)
+    }
+
+    /// The check of [`TrainConfig::validate`], its problem in words.
+    fn first_problem(&self) -> Result<(), String> {
         for (name, v) in [
             ("steps", self.steps),
             ("envs", self.envs as u64),
@@ -227,7 +243,7 @@ impl TrainConfig {
                 return Err(format!("{name} must be positive, not 0"));
             }
         }
-        let tables = self.table_list()?;
+        let tables = self.tables_of()?;
         for (k, t) in tables.iter().enumerate() {
             if tables[..k].contains(t) {
                 return Err(format!("table {}:{} is listed twice", t.0, t.1));
@@ -367,9 +383,48 @@ pub enum TrainError {
     /// Learner failure (checkpoint, shapes…).
     #[error(transparent)]
     Learner(#[from] LearnerError),
-    /// I/O on the run directory.
-    #[error("{0}")]
-    Io(String),
+    /// A file or directory of the run cannot be created, read or written.
+    #[error("cannot {action} {}: {source}", .path.display())]
+    Io {
+        /// What was being done: `create`, `read`, `write`.
+        action: &'static str,
+        /// The file or directory.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `--out` names a file, not a directory.
+    #[error("--out {} is a file, not a directory: a run needs a new or empty directory", .0.display())]
+    NotADirectory(PathBuf),
+    /// A file of the run directory does not hold what it should.
+    #[error("{}: {message}", .path.display())]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A record of the run could not be serialized.
+    #[error("cannot serialize {what}: {message}")]
+    Serialize {
+        /// The record: `config.toml`, `trainer.json`.
+        what: &'static str,
+        /// The serializer's error.
+        message: String,
+    },
+    /// Writing the metrics (`metrics.jsonl`, TensorBoard) failed.
+    #[error(transparent)]
+    Metrics(#[from] MetricsError),
+    /// Building an opponent or running an evaluation failed.
+    #[error(transparent)]
+    Agent(#[from] uno_agents::AgentError),
+    /// Saving a file atomically failed.
+    #[error(transparent)]
+    Save(#[from] uno_agents::neural::NeuralError),
+    /// The environment refused a step.
+    #[error("environment: {0}")]
+    Env(#[from] uno_env::VecEnvError),
     /// `--resume` found no run, or an incomplete one, in the output directory.
     #[error("{0}")]
     NoRun(String),
@@ -443,8 +498,11 @@ impl RunLock {
         let path = dir.join(LOCK_FILE);
         let me = std::process::id();
         let tmp = uno_agents::neural::tmp_path_for(&path);
-        std::fs::write(&tmp, format!("{me}\n"))
-            .map_err(|e| TrainError::Io(format!("cannot create {}: {e}", tmp.display())))?;
+        std::fs::write(&tmp, format!("{me}\n")).map_err(|source| TrainError::Io {
+            action: "create",
+            path: tmp.clone(),
+            source,
+        })?;
         let result = Self::link(&tmp, &path, me);
         let _ = std::fs::remove_file(&tmp);
         result
@@ -521,11 +579,12 @@ impl RunLock {
                         }
                     }
                 }
-                Err(e) => {
-                    return Err(TrainError::Io(format!(
-                        "cannot create {}: {e}",
-                        path.display()
-                    )));
+                Err(source) => {
+                    return Err(TrainError::Io {
+                        action: "create",
+                        path: path.to_path_buf(),
+                        source,
+                    });
                 }
             }
         }
@@ -785,10 +844,6 @@ fn changed_settings(before: &LearnerConfig, now: &LearnerConfig) -> Vec<String> 
         .collect()
 }
 
-fn io(e: impl std::fmt::Display) -> TrainError {
-    TrainError::Io(e.to_string())
-}
-
 impl Trainer {
     /// Starts a run in `out` (or resumes the one there when `resume`).
     ///
@@ -797,13 +852,15 @@ impl Trainer {
     /// run needs `out` to be missing or empty; a refused run leaves nothing
     /// behind (no directory it created, no file).
     pub fn new(cfg: TrainConfig, out: &Path, resume: bool) -> Result<Trainer, TrainError> {
-        cfg.validate().map_err(TrainError::Config)?;
+        cfg.validate()?;
         if out.exists() && !out.is_dir() {
-            let file = format!("--out {} is a file, not a directory", out.display());
             return Err(if resume {
-                TrainError::NoRun(format!("{file}: there is no run to resume"))
+                TrainError::NoRun(format!(
+                    "--out {} is a file, not a directory: there is no run to resume",
+                    out.display()
+                ))
             } else {
-                TrainError::Io(format!("{file}: a run needs a new or empty directory"))
+                TrainError::NotADirectory(out.to_path_buf())
             });
         }
         if resume && !out.exists() {
@@ -820,7 +877,11 @@ impl Trainer {
             .map(Path::to_path_buf)
             .collect();
         let started = std::fs::create_dir_all(out)
-            .map_err(|e| TrainError::Io(format!("cannot create {}: {e}", out.display())))
+            .map_err(|source| TrainError::Io {
+                action: "create",
+                path: out.to_path_buf(),
+                source,
+            })
             .and_then(|()| RunLock::acquire(out))
             .and_then(|lock| Self::start(cfg, out, resume, lock));
         if started.is_err() {
@@ -852,7 +913,11 @@ impl Trainer {
             // Anything else in the directory is not ours to overwrite (a
             // config.toml of the user's, a metrics.jsonl to append to).
             let mut others: Vec<String> = std::fs::read_dir(out)
-                .map_err(|e| TrainError::Io(format!("cannot read {}: {e}", out.display())))?
+                .map_err(|source| TrainError::Io {
+                    action: "read",
+                    path: out.to_path_buf(),
+                    source,
+                })?
                 .filter_map(Result::ok)
                 .map(|e| e.file_name().to_string_lossy().into_owned())
                 .filter(|n| n != LOCK_FILE)
@@ -880,7 +945,7 @@ impl Trainer {
                 out.join("best").display()
             )));
         }
-        let list = cfg.table_list().map_err(TrainError::Config)?;
+        let list = cfg.table_list()?;
         (cfg.rules, cfg.players) = list[0].clone();
         let mut tables = Vec::with_capacity(list.len());
         let mut table_of = Vec::with_capacity(cfg.envs);
@@ -990,11 +1055,16 @@ impl Trainer {
                 ));
             }
             let trainer_file = out.join(TRAINER_FILE);
-            let text = std::fs::read_to_string(&trainer_file).map_err(|e| {
-                TrainError::Io(format!("cannot read {}: {e}", trainer_file.display()))
+            let text = std::fs::read_to_string(&trainer_file).map_err(|source| TrainError::Io {
+                action: "read",
+                path: trainer_file.clone(),
+                source,
             })?;
-            let state: TrainerState = serde_json::from_str(&text)
-                .map_err(|e| TrainError::Io(format!("trainer.json: {e}")))?;
+            let state: TrainerState =
+                serde_json::from_str(&text).map_err(|e| TrainError::Corrupt {
+                    path: trainer_file.clone(),
+                    message: e.to_string(),
+                })?;
             // Each file is written atomically, the set is not: a kill between
             // latest/ and trainer.json leaves them one update apart.
             if learner.updates() != state.updates {
@@ -1067,8 +1137,7 @@ impl Trainer {
         }
         state.pool = kept;
         let metrics = if resume {
-            let (sink, dropped) =
-                MetricsSink::resume(out, cfg.tensorboard, state.steps).map_err(io)?;
+            let (sink, dropped) = MetricsSink::resume(out, cfg.tensorboard, state.steps)?;
             if dropped > 0 {
                 note(format!(
                     "note: {dropped} line(s) of {} came after the checkpoint this run continues from (step {}), from a run that stopped without saving them; removed, and TensorBoard hides their points",
@@ -1078,7 +1147,7 @@ impl Trainer {
             }
             sink
         } else {
-            MetricsSink::new(out, cfg.tensorboard).map_err(io)?
+            MetricsSink::new(out, cfg.tensorboard)?
         };
         let device = uno_agents::neural::device_by_name(&learner.config().device)
             .map_err(|e| TrainError::Learner(e.into()))?;
@@ -1126,8 +1195,16 @@ impl Trainer {
         for i in 0..n {
             t.assign(i)?;
         }
-        let toml = toml::to_string(&t.cfg).map_err(io)?;
-        std::fs::write(t.out.join("config.toml"), toml).map_err(io)?;
+        let toml = toml::to_string(&t.cfg).map_err(|e| TrainError::Serialize {
+            what: "config.toml",
+            message: e.to_string(),
+        })?;
+        let path = t.out.join("config.toml");
+        std::fs::write(&path, toml).map_err(|source| TrainError::Io {
+            action: "write",
+            path,
+            source,
+        })?;
         Ok(t)
     }
 
@@ -1189,10 +1266,8 @@ impl Trainer {
                     let seed = self.rng.random::<u64>();
                     match pick {
                         0 => Ctl::Snapshot(snapshot),
-                        1 => Ctl::Agent(
-                            build(&AgentSpec::Heuristic(Default::default()), seed).map_err(io)?,
-                        ),
-                        _ => Ctl::Agent(build(&AgentSpec::Random, seed).map_err(io)?),
+                        1 => Ctl::Agent(build(&AgentSpec::Heuristic(Default::default()), seed)?),
+                        _ => Ctl::Agent(build(&AgentSpec::Random, seed)?),
                     }
                 };
                 ctl.push(c);
@@ -1286,8 +1361,7 @@ impl Trainer {
             let n = table.env.num_envs();
             table
                 .env
-                .step(&actions[table.offset..table.offset + n], table.buf.batch())
-                .map_err(|e| TrainError::Io(format!("environment: {e}")))?;
+                .step(&actions[table.offset..table.offset + n], table.buf.batch())?;
         }
         for k in 0..self.tables.len() {
             let (offset, n) = (self.tables[k].offset, self.tables[k].env.num_envs());
@@ -1465,7 +1539,7 @@ impl Trainer {
         }
         self.state.seconds = base_seconds + start.elapsed().as_secs_f64();
         self.save()?;
-        self.metrics.flush().map_err(io)?;
+        self.metrics.flush()?;
         Ok(())
     }
 
@@ -1566,7 +1640,7 @@ impl Trainer {
         scalars.push(("train/samples".into(), self.state.samples as f64));
         let p = self.progress(rate);
         scalars.push(("train/recent_win_rate_vs_opponents".into(), p.win_rate));
-        self.metrics.log(self.state.steps, &scalars).map_err(io)
+        Ok(self.metrics.log(self.state.steps, &scalars)?)
     }
 
     fn meta(&self) -> CheckpointMeta {
@@ -1600,8 +1674,11 @@ impl Trainer {
     pub fn save(&mut self) -> Result<(), TrainError> {
         let meta = self.meta();
         self.learner.save(&self.out.join("latest"), &meta)?;
-        let json = serde_json::to_vec_pretty(&self.state).map_err(io)?;
-        uno_agents::neural::write_atomic(&self.out.join(TRAINER_FILE), &json).map_err(io)?;
+        let json = serde_json::to_vec_pretty(&self.state).map_err(|e| TrainError::Serialize {
+            what: TRAINER_FILE,
+            message: e.to_string(),
+        })?;
+        uno_agents::neural::write_atomic(&self.out.join(TRAINER_FILE), &json)?;
         self.saved_update = self.state.updates;
         for old in self.pruned.drain(..) {
             let _ = std::fs::remove_dir_all(self.out.join(old));
@@ -1671,7 +1748,7 @@ impl Trainer {
                 let report = match run_arena_until(&cfg, None, stop) {
                     Ok(r) => r,
                     Err(uno_agents::AgentError::Interrupted) => return Ok(false),
-                    Err(e) => return Err(io(e)),
+                    Err(e) => return Err(e.into()),
                 };
                 let me = &report.agents[0];
                 let prefix = if several {
@@ -1712,7 +1789,7 @@ impl Trainer {
                 .next()
                 .map_or(serde_json::Value::Null, |(_, v)| v)
         };
-        self.metrics.log(self.state.steps, &scalars).map_err(io)?;
+        self.metrics.log(self.state.steps, &scalars)?;
         let vs_heuristic = mean(1);
         if self
             .state

@@ -79,7 +79,7 @@ struct Report {
 }
 
 /// The invariant check `simulate` runs after the deal and every action.
-type Check<'a> = dyn Fn(&Game, &uno_env::State) -> Result<(), String> + 'a;
+type Check<'a> = dyn Fn(&Game, &uno_env::State) -> Result<(), uno_env::InvariantError> + 'a;
 
 fn simulate(game: &Game, a: &Args, check: &Check<'_>) -> Report {
     let n = game.num_players();
@@ -224,7 +224,10 @@ mod tests {
         // A check that fails from the 5th decision of every round on.
         let late = simulate(&game, &args(20), &|_, s| {
             if s.decisions() >= 5 {
-                Err(format!("planted at {}", s.decisions()))
+                Err(uno_env::InvariantError::new(format!(
+                    "planted at {}",
+                    s.decisions()
+                )))
             } else {
                 Ok(())
             }
@@ -248,7 +251,7 @@ mod tests {
         let once = simulate(&game, &args(20), &|g, s| {
             calls.set(calls.get() + 1);
             if calls.get() == 30 {
-                Err("planted once".into())
+                Err(uno_env::InvariantError::new("planted once"))
             } else {
                 g.check_invariants(s)
             }
