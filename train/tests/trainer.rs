@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use uno_agents::{AgentSpec, ArenaConfig, run_arena};
 use uno_env::Rules;
 use uno_train::learner::LearnerConfig;
-use uno_train::selfplay::{OpponentMix, TrainConfig, Trainer};
+use uno_train::selfplay::{OpponentMix, TrainConfig, TrainError, Trainer};
 
 fn tiny(steps: u64) -> TrainConfig {
     TrainConfig {
@@ -714,6 +714,51 @@ fn bad_training_configs_are_refused_before_the_run_starts() {
         assert!(!out.exists(), "{field}: a refused run leaves no directory");
     }
     assert!(tiny(5_000).validate().is_ok());
+}
+
+#[test]
+fn trainer_errors_are_typed_and_name_the_file() {
+    let (dir, out) = saved_tiny_run();
+    // A config problem is a `Config` error, from `validate` and from `new`.
+    let bad = TrainConfig {
+        envs: 0,
+        ..tiny(5_000)
+    };
+    assert!(matches!(bad.validate(), Err(TrainError::Config(m)) if m.contains("envs")));
+    assert!(matches!(
+        uno_train::selfplay::parse_table("attack-2010"),
+        Err(TrainError::Config(m)) if m.contains("RULES:PLAYERS")
+    ));
+    // A corrupt trainer.json: `Corrupt`, naming the file; nothing rewritten.
+    let file = out.join("trainer.json");
+    std::fs::write(&file, "{ not json").unwrap();
+    match Trainer::new(tiny(5_000), &out, true) {
+        Err(TrainError::Corrupt { path, .. }) => assert_eq!(path, file),
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "{ not json");
+    // `--out` naming a file: `NotADirectory` (a new run), `NoRun` (a resume).
+    let plain = dir.path().join("plain-file");
+    std::fs::write(&plain, "x").unwrap();
+    match Trainer::new(tiny(5_000), &plain, false) {
+        Err(TrainError::NotADirectory(p)) => assert_eq!(p, plain),
+        other => panic!("expected NotADirectory, got {other:?}"),
+    }
+    assert!(matches!(
+        Trainer::new(tiny(5_000), &plain, true),
+        Err(TrainError::NoRun(_))
+    ));
+    // A directory that cannot be created: `Io`, with the OS error as source.
+    match Trainer::new(tiny(5_000), &plain.join("sub"), false) {
+        Err(
+            e @ TrainError::Io {
+                action: "create", ..
+            },
+        ) => {
+            assert!(std::error::Error::source(&e).is_some(), "{e}");
+        }
+        other => panic!("expected Io, got {other:?}"),
+    }
 }
 
 #[test]
