@@ -844,7 +844,7 @@ impl<E: Events> Ctx<'_, E> {
                     return;
                 }
                 self.hit_victim(victim, n);
-                let resume = self.hit_resume(from, victim, targeted);
+                let resume = self.hit_resume(from, victim);
                 self.begin_turn(resume);
             }
             Effect::HitUntilFire => {
@@ -909,11 +909,15 @@ impl<E: Events> Ctx<'_, E> {
         self.check_out(seat);
     }
 
-    /// Where play resumes once `victim` has taken a hit played from `from`:
-    /// after the victim (A-3, A-17, C-8), or for a targeted hit under
-    /// `attack_resume = skip-next` the second player from the attacker.
-    fn hit_resume(&mut self, from: u8, victim: u8, targeted: bool) -> u8 {
-        if targeted && self.g.rules().options.attack_resume == AttackResume::SkipNext {
+    /// Where play resumes once `victim` has taken the top card's hit, played
+    /// from `from`: after the victim (A-3, A-17, C-8, K-1, and a hit targeted
+    /// only by `targeted_draws`), or for a Wild Attack-Attack (a kind whose
+    /// own effect is targeted) under `attack_resume = skip-next` the second
+    /// player from the attacker.
+    fn hit_resume(&mut self, from: u8, victim: u8) -> u8 {
+        if self.g.attack_cards >> self.s.top & 1 == 1
+            && self.g.rules().options.attack_resume == AttackResume::SkipNext
+        {
             let skipped = self.next(from);
             self.next(skipped)
         } else {
@@ -981,7 +985,7 @@ impl<E: Events> Ctx<'_, E> {
         // without Mega Hit: the victim loses the turn.
         let origin = self.s.stack_origin;
         let next = match self.g.effect[self.g.face_of(self.s.top as usize).kind().index()] {
-            Effect::Hit { n, targeted } if total <= n => self.hit_resume(origin, victim, targeted),
+            Effect::Hit { n, .. } if total <= n => self.hit_resume(origin, victim),
             _ => self.next(origin),
         };
         self.s.stack_origin = NONE;

@@ -77,6 +77,11 @@ pub struct Game {
     pub(crate) not_last: u128,
     pub(crate) restricted: u128,
     pub(crate) redraw: u128,
+    /// Cards whose kind's own effect is a targeted Hit (Wild Attack-Attack,
+    /// [`crate::rules::Options::attack_resume`] says where play resumes
+    /// after them. Hits targeted only by `targeted_draws` (F-4's variant)
+    /// resume after the victim (A-3, K-1).
+    pub(crate) attack_cards: u128,
     pub(crate) face_score: [u16; NUM_FACES],
     pub(crate) effect: [Effect; NUM_KINDS],
     pub(crate) launcher: Launcher,
@@ -126,6 +131,7 @@ impl Game {
             not_last: 0,
             restricted: 0,
             redraw: 0,
+            attack_cards: 0,
             face_score: [0; NUM_FACES],
             effect: [Effect::None; NUM_KINDS],
             launcher: Launcher::Pile,
@@ -170,6 +176,10 @@ impl Game {
         let targeted_draws = g.rules.options.targeted_draws;
         for (kind, r) in &g.rules.kinds {
             let mut eff = r.effect;
+            let cards = g.kind_cards[kind.index()];
+            if let Effect::Hit { targeted: true, .. } = eff {
+                g.attack_cards |= cards;
+            }
             // F-4 variant (004: "Targeted Draw 2 & Wild Draw 4 Cards"): every
             // coloured draw/hit card and the Wild Draw Four name their victim.
             if let Effect::Hit { n, targeted: false } = eff
@@ -179,19 +189,20 @@ impl Game {
                 eff = Effect::Hit { n, targeted: true };
             }
             g.effect[kind.index()] = eff;
-            let cards = g.kind_cards[kind.index()];
             if r.stackable {
                 g.stackable |= cards;
             }
-            // a Trade Hands effect is never a last card, whichever kind
-            // carries it (a Wild Customizable too, A-19).
-            if r.not_last || eff == Effect::TradeHands {
+            // a Trade Hands effect is never a last card, and is put back
+            // when turned as the start card, whichever kind carries it (a
+            // Wild Customizable too, A-19).
+            let trade = eff == Effect::TradeHands;
+            if r.not_last || trade {
                 g.not_last |= cards;
             }
             if r.no_active_colour {
                 g.restricted |= cards;
             }
-            if r.start_redraw {
+            if r.start_redraw || trade {
                 g.redraw |= cards;
             }
         }

@@ -1205,6 +1205,77 @@ fn a9_a19_a_trade_hands_effect_is_never_a_last_card() {
 }
 
 #[test]
+fn a9_a19_a_trade_hands_effect_is_put_back_as_the_start_card() {
+    // A-9 "As start card: put back into the launcher, turn another", on a
+    // Wild Customizable given the Trade Hands effect: about 2.7 % of
+    // deals turned it and kept it as a plain wild before the fix.
+    let starts = |trade: bool| {
+        let g = game_with("attack-modern", 4, |r| {
+            if trade {
+                r.kinds.get_mut(&Kind::WildCustom).unwrap().effect = Effect::TradeHands;
+            }
+        });
+        (0..3000)
+            .filter(|&seed| {
+                let s = g.new_state(seed);
+                g.check_invariants(&s).unwrap();
+                s.top_face(&g) == face("wild-custom")
+            })
+            .count()
+    };
+    assert!(starts(false) > 30, "as a plain wild it starts rounds");
+    assert_eq!(starts(true), 0);
+}
+
+#[test]
+fn a3_k1_a_hit_targeted_by_targeted_draws_resumes_after_the_victim() {
+    // A-3 / K-1: after a Hit 2 (Draw Two) play continues with the player after
+    // the victim. `targeted_draws` (F-4's variant) only lets the player name
+    // the victim; A-13's `attack_resume = skip-next` is Wild Attack-Attack's
+    // and does not apply (before the fix, attack-2010 resumed at seat 2).
+    for preset in ["attack-2010", "attack-modern", "classic"] {
+        let g = game_with(preset, 4, |r| {
+            r.options.targeted_draws = true;
+            r.options.mega_hit = false;
+            r.launcher = uno_env::LauncherModel::Scripted { outcomes: vec![1] };
+        });
+        let hit = if preset == "classic" {
+            "R-draw2"
+        } else {
+            "R-hit2"
+        };
+        let mut s = build(
+            &g,
+            &scenario(&[&[hit, "R7"], &["G1"], &["B1"], &["Y1"]], "R5", 0),
+        );
+        run(&g, &mut s, &[&format!("play:{hit}"), "target:+3"]);
+        assert!(s.hand_len(3) > 1, "{preset}: seat 3 took the hit");
+        assert_eq!(s.current_player(), Some(0), "{preset}: after seat 3");
+    }
+    // Wild Attack-Attack itself keeps A-13's literal resume in attack-2010.
+    let g = game_with("attack-2010", 4, |r| {
+        r.options.targeted_draws = true;
+        r.options.mega_hit = false;
+        r.launcher = uno_env::LauncherModel::Scripted { outcomes: vec![1] };
+    });
+    assert_eq!(g.rules().options.attack_resume, AttackResume::SkipNext);
+    let mut s = build(
+        &g,
+        &scenario(
+            &[&["wild-attack-attack", "R7"], &["G1"], &["B1"], &["Y1"]],
+            "R5",
+            0,
+        ),
+    );
+    run(
+        &g,
+        &mut s,
+        &["play:wild-attack-attack", "colour:red", "target:+3"],
+    );
+    assert_eq!(s.current_player(), Some(2), "A-13: two seats from seat 0");
+}
+
+#[test]
 fn a19_a5_discard_all_is_refused_on_a_wild_kind() {
     // A-5 discards the cards of the Discard All's colour; a wild has none.
     let mut r = Rules::preset("attack-modern").unwrap();
