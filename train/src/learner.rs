@@ -437,6 +437,10 @@ struct Critic {
     updates: u64,
 }
 
+/// Mixed into the learner's seed for its minibatch shuffles, so they are not
+/// the numbers the trainer's generators draw from the same seed.
+const SHUFFLE_SALT: u64 = 0x5A1F_F1E5_0000_5A1F;
+
 /// PPO learner owning the autodiff model, the AdamW optimizer state and the shuffling RNG.
 pub struct Learner {
     model: PolicyValueNet,
@@ -473,6 +477,12 @@ impl Learner {
         Ok(Self::assemble(model, net, config, device))
     }
 
+    /// The generator of the minibatch shuffles (for tests of the seeding).
+    #[cfg(test)]
+    pub(crate) fn shuffle_rng(&self) -> &ChaCha8Rng {
+        &self.rng
+    }
+
     fn assemble(
         model: PolicyValueNet,
         net: NetConfig,
@@ -481,7 +491,7 @@ impl Learner {
     ) -> Self {
         Self {
             optim: config.optimizer(),
-            rng: ChaCha8Rng::seed_from_u64(config.seed),
+            rng: ChaCha8Rng::seed_from_u64(config.seed ^ SHUFFLE_SALT),
             model,
             config,
             net,
