@@ -352,8 +352,16 @@ pub struct UpdateStats {
     pub total_loss: f32,
     /// Mean clipped-surrogate policy loss.
     pub policy_loss: f32,
-    /// Mean value loss.
+    /// Mean value loss (of the oracle critic when there is one).
     pub value_loss: f32,
+    /// With an oracle critic: the mean auxiliary value loss of the policy
+    /// network's own value head (the value a checkpoint ships); `None` without one.
+    #[serde(default)]
+    pub value_head_loss: Option<f32>,
+    /// Whether the policy network was stepped: false while a fresh oracle
+    /// critic warms up (the policy metrics then describe a frozen policy).
+    #[serde(default)]
+    pub policy_stepped: bool,
     /// Mean policy entropy.
     pub entropy: f32,
     /// Mean approximate KL between behaviour and updated policy.
@@ -386,7 +394,7 @@ pub struct UpdateStats {
 impl UpdateStats {
     /// `(name, value)` pairs ready for a metrics sink (names like `"loss/policy"`).
     pub fn scalars(&self) -> Vec<(&'static str, f64)> {
-        vec![
+        let mut v = vec![
             ("loss/total", f64::from(self.total_loss)),
             ("loss/policy", f64::from(self.policy_loss)),
             ("loss/value", f64::from(self.value_loss)),
@@ -403,7 +411,15 @@ impl UpdateStats {
             ("train/lr", self.lr),
             ("train/epochs", self.epochs as f64),
             ("train/update_seconds", self.seconds),
-        ]
+            (
+                "train/policy_stepped",
+                f64::from(u8::from(self.policy_stepped)),
+            ),
+        ];
+        if let Some(head) = self.value_head_loss {
+            v.push(("loss/value_head", f64::from(head)));
+        }
+        v
     }
 }
 
@@ -779,6 +795,7 @@ impl Learner {
             lr,
             samples: n,
             explained_variance: explained_variance(&batch.old_values, &batch.returns),
+            policy_stepped: train_policy,
             ..UpdateStats::default()
         };
         if n == 0 {
@@ -787,13 +804,17 @@ impl Learner {
         (stats.stale_kl, stats.stale_clip_frac) = self.staleness(batch);
         let mut sum = LossStats::default();
         let mut grad_norm_sum = 0.0f64;
+        let mut head_sum: Option<f64> = None;
         let mut indices: Vec<usize> = (0..n).collect();
         for _ in 0..self.config.epochs {
             indices.shuffle(&mut self.rng);
             let mut epoch_kl = 0.0f64;
             let mut epoch_steps = 0usize;
             for chunk in minibatches(&indices, self.config.minibatch_size) {
-                let (s, gn) = self.step_minibatch(batch, chunk, lr, train_policy);
+                let (s, gn, head) = self.step_minibatch(batch, chunk, lr, train_policy);
+                if let Some(h) = head {
+                    *head_sum.get_or_insert(0.0) += f64::from(h);
+                }
                 sum.total += s.total;
                 sum.policy_loss += s.policy_loss;
                 sum.value_loss += s.value_loss;
@@ -820,6 +841,7 @@ impl Learner {
         stats.approx_kl = sum.approx_kl / m;
         stats.clip_frac = sum.clip_frac / m;
         stats.grad_norm = (grad_norm_sum / f64::from(m)) as f32;
+        stats.value_head_loss = head_sum.map(|h| (h / f64::from(m)) as f32);
         self.updates += 1;
         if let Some(c) = &mut self.critic {
             c.updates += 1;
@@ -899,21 +921,23 @@ impl Learner {
         (obs, critic_obs, tensors)
     }
 
-    /// One optimizer step on one minibatch; returns its loss stats and the policy network's
-    /// pre-clip grad norm. With an oracle critic, the PPO value loss trains the critic and the
-    /// policy network's value head gets the same target as an auxiliary loss; the policy
-    /// network is only stepped when `train_policy`.
+    /// One optimizer step on one minibatch; returns its loss stats, the policy network's
+    /// pre-clip grad norm and, with an oracle critic, the auxiliary value loss. With an
+    /// oracle critic, the PPO value loss trains the critic and the policy network's value
+    /// head gets the same target as an auxiliary loss; the policy network is only stepped
+    /// when `train_policy`.
     fn step_minibatch(
         &mut self,
         batch: &RolloutBatch,
         idx: &[usize],
         lr: f64,
         train_policy: bool,
-    ) -> (LossStats, f32) {
+    ) -> (LossStats, f32, Option<f32>) {
         let (obs, critic_obs, mut tensors) = self.minibatch_tensors(batch, idx);
         let (logits, values) = self.model.forward(obs);
         tensors.logits = logits;
         let cfg = self.config.loss_config();
+        let mut head_loss = None;
         let (loss, stats) = match (&self.critic, critic_obs) {
             (Some(c), Some(critic_obs)) => {
                 let (_, critic_values) = c.model.forward(critic_obs);
@@ -924,6 +948,7 @@ impl Learner {
                     None,
                 );
                 tensors.values = critic_values;
+                head_loss = Some(aux.clone().detach().into_scalar::<f32>());
                 let (loss, stats) = crate::ppo::ppo_loss(tensors, &cfg);
                 (loss + aux.mul_scalar(cfg.value_coef), stats)
             }
@@ -945,7 +970,7 @@ impl Learner {
             let scale = self.config.critic.as_ref().map_or(1.0, |cc| cc.lr_scale);
             c.model = c.optim.step(lr * scale, c.model.clone(), critic_grads);
         }
-        (stats, norm)
+        (stats, norm, head_loss)
     }
 }
 
@@ -1280,6 +1305,9 @@ mod tests {
         assert_eq!(learner.updates(), 40);
         assert_eq!(last.minibatches, 16);
         assert_eq!(last.samples, 256);
+        // Without a critic the value loss is the head's own, and the policy is stepped.
+        assert_eq!(last.value_head_loss, None);
+        assert!(last.policy_stepped);
         assert!(last.entropy < 1.0 && last.entropy.is_finite(), "{last:?}");
     }
 
@@ -1327,19 +1355,38 @@ mod tests {
         let probe_masks: Vec<bool> = (0..STATES).flat_map(bandit_mask).collect();
         let logits0 = logits_of(learner.inference_model(), &probe, &probe_masks, STATES);
         let mut evs = Vec::new();
+        let mut head_losses = Vec::new();
         for u in 0..40 {
             let policy = NeuralPolicy::new(learner.inference_model());
             let critic = NeuralPolicy::new(learner.critic_inference_model().expect("critic"));
             let batch = coin_rollout(&policy, &critic, 256, &mut rng);
-            evs.push(
-                learner
-                    .update(&batch, learner.config().lr)
-                    .explained_variance,
-            );
+            let stats = learner.update(&batch, learner.config().lr);
+            evs.push(stats.explained_variance);
             let logits = logits_of(learner.inference_model(), &probe, &probe_masks, STATES);
-            // Warm-up: the first 3 updates train only the critic.
+            // Warm-up: the first 3 updates train only the critic, and say so.
             assert_eq!(max_diff(&logits, &logits0) == 0.0, u < 3, "update {u}");
+            assert_eq!(stats.policy_stepped, u >= 3, "update {u}");
+            let scalars = stats.scalars();
+            let logged = |name| scalars.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
+            assert_eq!(
+                logged("train/policy_stepped"),
+                Some(f64::from(u8::from(u >= 3)))
+            );
+            // The policy network's own value head is logged beside the critic's loss.
+            let head = stats
+                .value_head_loss
+                .expect("a value head loss with a critic");
+            assert!(head.is_finite() && head >= 0.0, "update {u}: {head}");
+            assert_eq!(logged("loss/value_head"), Some(f64::from(head)));
+            head_losses.push(head);
         }
+        // The head learns the critic's target too (the coin it cannot see
+        // leaves it a floor, so it falls, not to 0).
+        let mean = |v: &[f32]| v.iter().sum::<f32>() / v.len() as f32;
+        assert!(
+            mean(&head_losses[30..]) < mean(&head_losses[..5]),
+            "{head_losses:?}"
+        );
         let (p, acc) = bandit_quality(&NeuralPolicy::new(learner.inference_model()));
         assert!(p > 0.9 && acc == 1.0, "p(correct) = {p}, accuracy {acc}");
         // The coin carries 80 % or more of the return variance once the policy is good; only a
