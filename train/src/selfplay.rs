@@ -473,6 +473,8 @@ pub const LOCK_FILE: &str = "train.lock";
 #[derive(Debug)]
 pub struct RunLock {
     path: PathBuf,
+    /// Says whose stale lock was taken over, if one was.
+    note: Option<String>,
 }
 
 /// True when a process with this id runs (on Unix: `kill(pid, 0)`; elsewhere
@@ -543,6 +545,7 @@ impl RunLock {
                 path.display()
             ))
         };
+        let mut note = None;
         for _ in 0..2 {
             match Self::create(tmp, path, me) {
                 Ok(()) => {
@@ -552,6 +555,7 @@ impl RunLock {
                     return match owner.trim().parse::<u32>() {
                         Ok(pid) if pid == me => Ok(RunLock {
                             path: path.to_path_buf(),
+                            note,
                         }),
                         Ok(pid) => Err(held(Some(pid))),
                         Err(_) => Err(held(None)),
@@ -572,14 +576,14 @@ impl RunLock {
                         Ok(pid) if process_alive(pid) => return Err(held(Some(pid))),
                         Err(_) if fresh() => return Err(held(None)),
                         _ => {
-                            eprintln!(
+                            note = Some(format!(
                                 "note: taking over the lock {} of a `train` that is no longer running ({})",
                                 path.display(),
                                 match owner.trim() {
                                     "" => "empty".to_string(),
                                     o => format!("process {o}"),
                                 }
-                            );
+                            ));
                             let _ = std::fs::remove_file(path);
                         }
                     }
@@ -935,11 +939,8 @@ impl Trainer {
                 ));
             }
         }
-        let mut notes: Vec<String> = Vec::new();
-        let mut note = |n: String| {
-            eprintln!("{n}");
-            notes.push(n);
-        };
+        let mut notes: Vec<String> = lock.note.clone().into_iter().collect();
+        let mut note = |n: String| notes.push(n);
         let latest = out.join("latest");
         let meta_file = latest.join("meta.json");
         if resume && trained && !meta_file.is_file() {
@@ -1215,8 +1216,9 @@ impl Trainer {
         Ok(t)
     }
 
-    /// The notes printed to stderr while starting (opponent snapshots left
-    /// out of the pool, settings that changed on resume).
+    /// What starting the run has to say (a stale lock taken over, opponent
+    /// snapshots left out of the pool, settings that changed on resume): the
+    /// library prints nothing, `uno-attack train` prints these.
     pub fn notes(&self) -> &[String] {
         &self.notes
     }

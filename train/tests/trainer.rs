@@ -1399,6 +1399,14 @@ fn a_second_trainer_on_the_same_directory_is_refused() {
         std::fs::read_to_string(&lock).unwrap().trim(),
         std::process::id().to_string()
     );
+    // The takeover is one of the trainer's notes (the library prints nothing).
+    assert!(
+        t.notes()
+            .iter()
+            .any(|n| n.contains("taking over the lock") && n.contains("process 4194305")),
+        "{:?}",
+        t.notes()
+    );
     drop(t);
     assert!(!lock.exists());
 }
@@ -1539,6 +1547,9 @@ fn cli_train_lock_interrupt_and_eval_games() {
     let state: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("trainer.json")).unwrap()).unwrap();
     let steps = (state["steps"].as_u64().unwrap() + 3_000).to_string();
+    // A stale lock (its process is gone) is taken over, and the command
+    // prints the trainer's note saying so.
+    std::fs::write(out.join(uno_train::selfplay::LOCK_FILE), "4194305\n").unwrap();
     let resumed = Command::new(bin)
         .args(["train", "--out", out_s, "--resume", "--eval-games", "10"])
         .args(["--steps", &steps])
@@ -1546,6 +1557,7 @@ fn cli_train_lock_interrupt_and_eval_games() {
         .unwrap();
     let err = String::from_utf8_lossy(&resumed.stderr);
     assert_eq!(resumed.status.code(), Some(0), "{err}");
+    assert!(err.contains("taking over the lock"), "{err}");
     assert!(out.join("best/meta.json").is_file(), "{err}");
     let config: TrainConfig =
         toml::from_str(&std::fs::read_to_string(out.join("config.toml")).unwrap()).unwrap();

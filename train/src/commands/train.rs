@@ -163,6 +163,9 @@ pub fn run(a: Args) -> CmdResult {
         .num_threads(threads)
         .build_global();
     let mut trainer = Trainer::new(cfg, &a.out, a.resume).map_err(|e| e.to_string())?;
+    for note in trainer.notes() {
+        eprintln!("{note}");
+    }
     {
         let c = trainer.config();
         let what = if c.tables.is_empty() {
