@@ -115,6 +115,27 @@ impl Default for HeuristicParams {
     }
 }
 
+impl HeuristicParams {
+    /// Checks that every number is finite (a NaN weight would make every
+    /// comparison false and the choices arbitrary): [`crate::build`] refuses
+    /// such parameters with an error naming the first one.
+    pub fn check(&self) -> Result<(), crate::AgentError> {
+        // serde_json writes a non-finite float as `null`.
+        let value = serde_json::to_value(self).map_err(|e| crate::AgentError::BadParam {
+            key: "?".into(),
+            reason: e.to_string(),
+        })?;
+        let fields = value.as_object().into_iter().flatten();
+        match fields.into_iter().find(|(_, v)| v.is_null()) {
+            Some((key, _)) => Err(crate::AgentError::BadParam {
+                key: key.clone(),
+                reason: "must be a finite number".into(),
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
 /// What the heuristic remembers from its previous decision (its own observations).
 #[derive(Clone, Copy, Default)]
 struct Memory {
@@ -285,7 +306,9 @@ fn supply_model(game: &Game) -> Arc<SupplyModel> {
 }
 
 impl Heuristic {
-    /// A heuristic with these parameters and seed (the seed only breaks exact ties).
+    /// A heuristic with these parameters and seed (the seed only breaks exact
+    /// ties). The parameters are taken as they are; [`HeuristicParams::check`]
+    /// (which [`crate::build`] runs) refuses non-finite ones.
     pub fn new(params: HeuristicParams, seed: u64) -> Self {
         Heuristic {
             params,

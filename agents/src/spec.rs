@@ -333,7 +333,10 @@ pub fn build(spec: &AgentSpec, seed: u64) -> Result<Box<dyn Agent + Send>, Agent
         AgentSpec::RandomPlay => Box::new(RandomPlay::new(seed)),
         AgentSpec::FirstLegal => Box::new(FirstLegal),
         AgentSpec::Greedy => Box::new(Greedy),
-        AgentSpec::Heuristic(p) => Box::new(Heuristic::new(p.clone(), seed)),
+        AgentSpec::Heuristic(p) => {
+            p.check()?;
+            Box::new(Heuristic::new(p.clone(), seed))
+        }
         AgentSpec::Search(p) => Box::new(Search::new(p.clone(), seed)?),
         AgentSpec::Custom(c) => c.build(seed),
         AgentSpec::Checkpoint(path) => {

@@ -418,6 +418,16 @@ fn spec_errors_name_the_problem() {
         err("checkpoint:"),
         AgentError::MissingCheckpointPath
     ));
+    // Parameters built in code are checked too: a NaN weight is refused by
+    // `build` (the spec parser refuses it as text), naming the field.
+    let mut nan = uno_agents::HeuristicParams::default();
+    nan.wild_penalty = f64::NAN;
+    assert!(nan.check().is_err());
+    match build(&AgentSpec::Heuristic(nan), 0).err() {
+        Some(AgentError::BadParam { key, .. }) => assert_eq!(key, "wild_penalty"),
+        other => panic!("expected BadParam, got {other:?}"),
+    }
+    assert!(uno_agents::HeuristicParams::default().check().is_ok());
     let spec = parse_spec("checkpoint:runs/x").unwrap();
     assert_eq!(spec, AgentSpec::Checkpoint("runs/x".into()));
     let e = build(&spec, 0).err().unwrap();
