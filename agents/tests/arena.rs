@@ -420,8 +420,10 @@ fn spec_errors_name_the_problem() {
     ));
     // Parameters built in code are checked too: a NaN weight is refused by
     // `build` (the spec parser refuses it as text), naming the field.
-    let mut nan = uno_agents::HeuristicParams::default();
-    nan.wild_penalty = f64::NAN;
+    let nan = uno_agents::HeuristicParams {
+        wild_penalty: f64::NAN,
+        ..Default::default()
+    };
     assert!(nan.check().is_err());
     match build(&AgentSpec::Heuristic(nan), 0).err() {
         Some(AgentError::BadParam { key, .. }) => assert_eq!(key, "wild_penalty"),
