@@ -4,6 +4,7 @@ use thiserror::Error;
 
 /// A configuration that cannot make a game.
 #[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ConfigError {
     /// Not one of the built-in presets, nor an existing file.
     #[error(
@@ -45,6 +46,7 @@ pub enum ConfigError {
 /// A buffer, seat or state an observation encoder (or `Game::resample_hidden`)
 /// cannot work from.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum EncodeError {
     /// The output buffer is too short.
     #[error("output buffer holds {got} values, needs {need}")]
@@ -74,6 +76,7 @@ pub enum EncodeError {
 
 /// An action the engine refused; the state is unchanged.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ActionError {
     /// Action id outside the action space.
     #[error("action id {0} is out of range (the action space has {1} actions)")]
@@ -99,6 +102,7 @@ pub enum ActionError {
 
 /// A scenario that does not describe a valid position.
 #[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ScenarioError {
     /// The configuration is invalid.
     #[error(transparent)]

@@ -575,6 +575,7 @@ impl VecEnv {
 
 /// An error from [`VecEnv::step`].
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum VecEnvError {
     /// A buffer or argument has the wrong size.
     #[error(transparent)]

@@ -235,6 +235,7 @@ impl LearnerConfig {
 
 /// Errors of the learner: checkpoint problems, bad configs and bad batches.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LearnerError {
     /// A problem with the network checkpoint (see [`NeuralError`]).
     #[error(transparent)]

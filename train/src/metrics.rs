@@ -18,6 +18,7 @@ pub const METRICS_JSONL: &str = "metrics.jsonl";
 /// Errors of the metrics sink (tensorboard-rs itself panics on I/O errors, so the directory is
 /// checked up front and problems are reported here instead).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum MetricsError {
     /// The log directory cannot be created or written.
     #[error("metrics directory {path}: {source}")]

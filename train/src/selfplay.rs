@@ -381,6 +381,7 @@ const ROLLOUT_SALT: u64 = 0x0990_5EA7_5EA7_0990;
 
 /// An error of the trainer.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum TrainError {
     /// Bad configuration.
     #[error("invalid training config: {0}")]

@@ -29,6 +29,7 @@ pub use policy::{
 
 /// Errors of the neural agent: checkpoint I/O and validation, bad configs and bad input shapes.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum NeuralError {
     /// The checkpoint directory does not exist (or is not a directory).
     #[error("checkpoint directory {path} {what}", path = .0.display(), what = if .0.exists() {
