@@ -100,13 +100,15 @@ pub const PIECES: [Piece; 10] = [
         "active_colour",
         COLOUR,
         [1, NUM_COLOURS],
-        "one-hot active colour (R, Y, G, B); zeros while it is being named",
+        "one-hot active colour (R, Y, G, B); zeros while it is being named, and during the UNO-call \
+         decision that comes before a wild's colour",
     ),
     piece(
         "phase",
         PHASE,
         [1, NUM_DECISION_PHASES],
-        "one-hot decision phase: play, choose-colour, choose-target, after-draw, stack, challenge, uno-call, bonus-play",
+        "one-hot decision phase: play, choose-colour, choose-target, after-draw, stack, challenge, uno-call, \
+         bonus-play; zeros once the round is over",
     ),
     piece(
         "pending",
@@ -119,9 +121,15 @@ pub const PIECES: [Piece; 10] = [
         SEATS,
         [MAX_PLAYERS, SEAT_FEATURES],
         "per relative seat (0 = observer, k = k seats left): present, in the match, hand size / 10, \
-         score / target, UNO called, pressed/drew on red, yellow, green, blue since last playing, next to play \
-         (always 0 under Flash's random turn unit, F-1, where no seat is next until the unit picks one, \
-         and once the round is over)",
+         score / target, UNO called, pressed/drew on red, yellow, green, blue since last playing, next to play: \
+         the seat after the one to act in the current direction, a function of the seating and not a forecast \
+         (so not the seat that plays next during a bonus play, A-21, a Mega Hit stack, A-14, which resumes \
+         after the first hitter, a start card's colour, A-7, whose namer plays first, after a Wild \
+         Attack-Attack under attack_resume = skip-next, A-13, or after a caught bluff, F-6; and before the \
+         effect of a card still being played applies, so during its colour, target or UNO-call decision a \
+         Skip's or Reverse's change is not yet shown, nor is it in `pending`'s direction); always 0 under \
+         Flash's random turn unit, F-1, where no seat is next until the unit picks one, and once the round \
+         is over",
     ),
     piece(
         "played",
@@ -134,7 +142,9 @@ pub const PIECES: [Piece; 10] = [
         SUPPLY,
         [1, 7],
         "cards in the launcher or draw pile / deck size; one-hot presses since the last firing (0, 1, 2, 3, 4+); \
-         cards the last press fired / 12",
+         cards the last press fired / 12. With a draw pile (Flash, classic) the last two stay at bucket 0 and 0. \
+         A custom launcher whose odds depend on more than this (a `hazard` list of more than 5 entries, or \
+         the `pattern` model, which fires by presses since the refill) is not fully described here",
     ),
     piece(
         "rules",
@@ -149,7 +159,8 @@ pub const PIECES: [Piece; 10] = [
         [MAX_PLAYERS, HISTORY_FEATURES],
         "per relative seat: one-hot colour (R, Y, G, B) it last named this round; one-hot colour of the last \
          coloured card it played this round; cards that entered its hand since it last played (the deal \
-         included, up to 31) / 10",
+         included, up to 31) / 10. After a Trade Hands (A-9) the pressed/drew flags of `seats` and this \
+         count follow the hands (the two seats swap them); the named and played colours stay with the seat",
     ),
 ];
 

@@ -87,3 +87,32 @@ fn a_picker_given_no_legal_action_returns_the_action_space_size() {
     // ... and a one-action mask still picks it.
     assert_eq!(pick.pick(1 << 97), 97);
 }
+
+/// docs/env.md's observation table is `obs::PIECES` (what `examples/obs_layout`
+/// prints, and what Python's `obs_pieces()` returns): same rows, same words.
+#[test]
+fn the_documented_layout_is_the_encoders() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/env.md"))
+        .expect("docs/env.md");
+    let rows: Vec<&str> = doc
+        .lines()
+        .skip_while(|l| !l.starts_with("| piece | offset | shape | meaning |"))
+        .skip(2)
+        .take_while(|l| l.starts_with("| `"))
+        .collect();
+    let want: Vec<String> = uno_env::obs::PIECES
+        .iter()
+        .map(|p| {
+            format!(
+                "| `{}` | {} | {:?} | {} |",
+                p.name, p.offset, p.shape, p.doc
+            )
+        })
+        .collect();
+    assert_eq!(rows, want);
+    let total = format!(
+        "Total: {OBS_SIZE} values (`OBS_SIZE`), version {}; oracle: {ORACLE_SIZE} values.",
+        uno_env::OBS_VERSION
+    );
+    assert!(doc.contains(&total), "{total}");
+}
