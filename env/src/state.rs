@@ -110,10 +110,9 @@ impl Phase {
 /// One position of a match: every card's place, whose decision it is, scores,
 /// and the chance generator.
 ///
-/// Per-seat accessors (`hand`, `pressed_on`, …) take seats `0..MAX_PLAYERS`
-/// and panic past that, as slice indexing does; a seat past the table but
-/// below `MAX_PLAYERS` reads as an empty seat. The flag accessors
-/// (`uno_called`, `is_active`) are `false` for any seat past the table.
+/// Per-seat accessors (`hand`, `pressed_on`, `uno_called`, …) read any seat
+/// past the table, `MAX_PLAYERS` and beyond included, as an empty seat: no
+/// cards, no flags, no colours (they never panic).
 ///
 /// A state does not record its rules: use it with the [`crate::Game`] that
 /// made it. Another table size is refused by the game's entry points, but a
@@ -212,12 +211,12 @@ impl State {
 
     /// Physical cards in `seat`'s hand.
     pub fn hand(&self, seat: usize) -> u128 {
-        self.hands[seat]
+        self.hands.get(seat).copied().unwrap_or(0)
     }
 
     /// Number of cards in `seat`'s hand.
     pub fn hand_len(&self, seat: usize) -> usize {
-        self.hands[seat].count_ones() as usize
+        self.hand(seat).count_ones() as usize
     }
 
     /// Faces in `seat`'s hand, one entry per card, in face order.
@@ -234,7 +233,7 @@ impl State {
         buf: &'b mut [Face; 128],
     ) -> &'b [Face] {
         let mut k = 0;
-        for c in iter_bits(self.hands[seat]) {
+        for c in iter_bits(self.hand(seat)) {
             buf[k] = game.face_of(c);
             k += 1;
         }
@@ -329,7 +328,7 @@ impl State {
 
     /// Colours (bit per colour) on which `seat` pressed/drew since they last played.
     pub fn pressed_on(&self, seat: usize) -> u8 {
-        self.pressed_on[seat] & PRESSED_BITS
+        byte(&self.pressed_on, seat) & PRESSED_BITS
     }
 
     /// The colours of [`State::pressed_on`], in R, Y, G, B order.
@@ -342,18 +341,18 @@ impl State {
 
     /// The colour `seat` last named (after a wild) this round.
     pub fn named_colour(&self, seat: usize) -> Option<Colour> {
-        colour_code(self.pressed_on[seat] >> NAMED_SHIFT)
+        colour_code(byte(&self.pressed_on, seat) >> NAMED_SHIFT)
     }
 
     /// The colour of the last coloured card `seat` played this round.
     pub fn last_played_colour(&self, seat: usize) -> Option<Colour> {
-        colour_code(self.since_play[seat] >> LAST_COLOUR_SHIFT)
+        colour_code(byte(&self.since_play, seat) >> LAST_COLOUR_SHIFT)
     }
 
     /// Cards that entered `seat`'s hand since it last played this round (the
     /// deal included), counted up to 31.
     pub fn taken_since_play(&self, seat: usize) -> usize {
-        (self.since_play[seat] & TAKEN_MAX) as usize
+        (byte(&self.since_play, seat) & TAKEN_MAX) as usize
     }
 
     /// Decisions taken this round.
@@ -533,3 +532,8 @@ fn flag(bits: u16, seat: usize) -> bool {
 }
 
 crate::card::display_and_parse!(Phase, "a phase");
+
+/// The byte of `seat` in a per-seat table; 0 (nothing) past it.
+fn byte(v: &[u8; MAX_PLAYERS], seat: usize) -> u8 {
+    v.get(seat).copied().unwrap_or(0)
+}

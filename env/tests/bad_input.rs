@@ -524,15 +524,25 @@ fn a_round_cut_short_during_the_start_cards_choice_is_a_valid_state() {
 }
 
 #[test]
-fn flag_accessors_past_the_table_are_false_not_another_seats_flag() {
+fn seat_accessors_past_the_table_read_an_empty_seat_not_another_or_a_panic() {
     let g = Game::new(Rules::preset("classic").unwrap(), 4).unwrap();
     let s = g.new_state(1);
     // A plain shift by 16 wrapped to seat 0's flag in release builds.
     for seat in [4, 10, 15, 16, 17, 64, 200, usize::MAX] {
         assert!(!s.is_active(seat), "{seat}");
         assert!(!s.uno_called(seat), "{seat}");
+        // Every per-seat accessor reads such a seat as empty; none panics
+        // (seats 10 and up indexed past the per-seat tables).
+        assert_eq!((s.hand(seat), s.hand_len(seat)), (0, 0), "{seat}");
+        assert!(s.hand_faces(&g, seat).is_empty(), "{seat}");
+        assert_eq!(s.pressed_on(seat), 0, "{seat}");
+        assert_eq!(s.pressed_colours(seat).count(), 0, "{seat}");
+        assert_eq!(s.named_colour(seat), None, "{seat}");
+        assert_eq!(s.last_played_colour(seat), None, "{seat}");
+        assert_eq!(s.taken_since_play(seat), 0, "{seat}");
     }
     assert!(s.is_active(0));
+    assert_eq!(s.hand_len(0), 7);
     // A face past the face table is in no deck.
     assert!(!g.has_face(uno_env::Face(200)));
     assert!(!g.has_face(uno_env::Face(79)));
