@@ -177,9 +177,27 @@ fn add_face_counts(game: &Game, cards: u128, out: &mut [f32]) {
 }
 
 /// `hand` piece: counts of the observer's faces (the piece must be zero).
+/// `out` is the whole vector. The hand is walked one 64-bit half at a time
+/// (a 128-bit `trailing_zeros` and clear-lowest-bit cost about twice the
+/// instructions), and the count is added through a 256-value window of the
+/// vector indexed by the `u8` face, so no bounds check is needed (faces are
+/// below [`NUM_FACES`], so only the `hand` piece is touched).
 #[inline]
 pub(crate) fn encode_hand(game: &Game, s: &State, seat: usize, out: &mut [f32]) {
-    add_face_counts(game, s.hands[seat], &mut out[HAND..HAND + NUM_FACES]);
+    let dst: &mut [f32; 256] = (&mut out[HAND..HAND + 256])
+        .try_into()
+        .expect("hand window");
+    let hand = s.hands[seat];
+    let (lo_faces, hi_faces) = game.card_face.split_at(64);
+    for (half, faces) in [(hand as u64, lo_faces), ((hand >> 64) as u64, hi_faces)] {
+        let faces: &[u8; 64] = faces.try_into().expect("64 cards a half");
+        let mut m = half;
+        while m != 0 {
+            let c = m.trailing_zeros() as usize & 63;
+            m &= m - 1;
+            dst[faces[c] as usize] += 1.0;
+        }
+    }
 }
 
 /// `top_card` and `active_colour` pieces (they must be zero).
@@ -198,7 +216,10 @@ pub(crate) fn encode_phase(s: &State, out: &mut [f32]) {
         out[PHASE + s.phase as usize] = 1.0;
     }
     out[PENDING] = s.stack as f32 / 10.0;
-    out[PENDING + 1] = s.direction() as f32;
+    // `s.direction() as f32` by its bits (+1.0, or -1.0 with the sign bit
+    // set): LLVM compiles the float select to a branch, which mispredicts
+    // with every Reverse.
+    out[PENDING + 1] = f32::from_bits(1.0f32.to_bits() | (s.reversed as u32) << 31);
 }
 
 /// `i / 10` for every hand size (the same values as the division, without
@@ -213,13 +234,17 @@ const TENTHS: [f32; 129] = {
     t
 };
 
-/// The four pressed/drew-on flags of a seat (bit i = colour i) as floats.
-const PRESSED_FLAGS: [[f32; NUM_COLOURS]; 16] = {
-    let mut t = [[0.0; NUM_COLOURS]; 16];
+/// Values 0 and 1 of a `seats` row: present (always 1) and in the match (bit 0 of the index).
+const PRESENT_ACTIVE: [[f32; 2]; 2] = [[1.0, 0.0], [1.0, 1.0]];
+
+/// Values 4–8 of a `seats` row: UNO called (bit 0 of the index) and the four
+/// pressed/drew-on flags (bits 1–4, bit 1 + i = colour i).
+const UNO_PRESSED: [[f32; 5]; 32] = {
+    let mut t = [[0.0; 5]; 32];
     let mut b = 0;
-    while b < 16 {
+    while b < 32 {
         let mut i = 0;
-        while i < NUM_COLOURS {
+        while i < 5 {
             t[b][i] = (b >> i & 1) as f32;
             i += 1;
         }
@@ -228,23 +253,18 @@ const PRESSED_FLAGS: [[f32; NUM_COLOURS]; 16] = {
     t
 };
 
-/// One row of the `seats` piece: public facts about seat `p`; `next` is the
-/// seat to play next (`usize::MAX` when unknown).
+/// One row of the `seats` piece: public facts about seat `p`, with the
+/// next-to-play value 0 ([`encode_seats_and_history`] sets the one next
+/// seat's afterwards). Table lookups write the flags two and five values at
+/// a time.
 #[inline(always)]
-fn seat_row(s: &State, p: usize, next: usize, target: f32) -> [f32; SEAT_FEATURES] {
-    let pressed = PRESSED_FLAGS[(s.pressed_on[p] & 15) as usize];
-    [
-        1.0,
-        (s.active >> p & 1) as f32,
-        TENTHS[s.hands[p].count_ones() as usize],
-        s.scores[p] as f32 / target,
-        (s.uno_called >> p & 1) as f32,
-        pressed[0],
-        pressed[1],
-        pressed[2],
-        pressed[3],
-        (p == next) as u8 as f32,
-    ]
+fn seat_row(s: &State, p: usize, target: f32, row: &mut [f32; SEAT_FEATURES]) {
+    row[0..2].copy_from_slice(&PRESENT_ACTIVE[(s.active >> p & 1) as usize]);
+    row[2] = TENTHS[s.hands[p].count_ones() as usize];
+    row[3] = s.scores[p] as f32 / target;
+    let flags = (s.uno_called >> p & 1) as usize | ((s.pressed_on[p] & 15) as usize) << 1;
+    row[4..9].copy_from_slice(&UNO_PRESSED[flags]);
+    row[9] = 0.0;
 }
 
 /// One-hot colour of a 3-bit code (1 + colour; 0 = none, all zeros).
@@ -298,11 +318,21 @@ pub(crate) fn encode_seats_and_history(game: &Game, s: &State, seat: usize, out:
         [..MAX_PLAYERS * HISTORY_FEATURES])
         .try_into()
         .expect("history piece");
-    for k in 0..n {
-        let p = seat_plus(seat as u8, k as u8, n as u8) as usize;
-        seats[k * SEAT_FEATURES..(k + 1) * SEAT_FEATURES]
-            .copy_from_slice(&seat_row(s, p, next, target));
-        hist[k * HISTORY_FEATURES..(k + 1) * HISTORY_FEATURES].copy_from_slice(&history_row(s, p));
+    // `p` walks the seats from the observer's, wrapping by a select.
+    let mut p = seat.min(MAX_PLAYERS - 1);
+    for (row, hrow) in seats
+        .chunks_exact_mut(SEAT_FEATURES)
+        .zip(hist.chunks_exact_mut(HISTORY_FEATURES))
+        .take(n)
+    {
+        seat_row(s, p, target, row.try_into().expect("seat row"));
+        hrow.copy_from_slice(&history_row(s, p));
+        p = std::hint::select_unpredictable(p + 1 >= n, 0, p + 1);
+    }
+    if next < n {
+        // The next seat's row, relative to the observer.
+        let k = seat_plus(next as u8, (n - seat) as u8, n as u8) as usize;
+        seats[k * SEAT_FEATURES + SEAT_FEATURES - 1] = 1.0;
     }
     seats[n * SEAT_FEATURES..].fill(0.0);
     hist[n * HISTORY_FEATURES..].fill(0.0);
