@@ -176,6 +176,10 @@ fn add_face_counts(game: &Game, cards: u128, out: &mut [f32]) {
     }
 }
 
+// The window `encode_hand` writes through lies inside every observation
+// (version 1's 370 values included).
+const _: () = assert!(HAND + 256 <= 370 && 370 <= OBS_SIZE);
+
 /// `hand` piece: counts of the observer's faces (the piece must be zero).
 /// `out` is the whole vector. The hand is walked one 64-bit half at a time
 /// (a 128-bit `trailing_zeros` and clear-lowest-bit cost about twice the
