@@ -118,7 +118,8 @@ impl Default for HeuristicParams {
 impl HeuristicParams {
     /// Checks that every number is finite (a NaN weight would make every
     /// comparison false and the choices arbitrary): [`crate::build`] refuses
-    /// such parameters with an error naming the first one.
+    /// such parameters with an error naming one of them (the first in
+    /// alphabetical order).
     pub fn check(&self) -> Result<(), crate::AgentError> {
         // serde_json writes a non-finite float as `null`.
         let value = serde_json::to_value(self).map_err(|e| crate::AgentError::BadParam {

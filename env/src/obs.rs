@@ -178,7 +178,7 @@ fn add_face_counts(game: &Game, cards: u128, out: &mut [f32]) {
 
 // The window `encode_hand` writes through lies inside every observation
 // (version 1's 370 values included).
-const _: () = assert!(HAND + 256 <= 370 && 370 <= OBS_SIZE);
+const _: () = assert!(HAND + 256 <= HISTORY && HISTORY <= OBS_SIZE);
 
 /// `hand` piece: counts of the observer's faces (the piece must be zero).
 /// `out` is the whole vector. The hand is walked one 64-bit half at a time
@@ -199,6 +199,7 @@ pub(crate) fn encode_hand(game: &Game, s: &State, seat: usize, out: &mut [f32]) 
         while m != 0 {
             let c = m.trailing_zeros() as usize & 63;
             m &= m - 1;
+            debug_assert!((faces[c] as usize) < NUM_FACES, "a face past the table");
             dst[faces[c] as usize] += 1.0;
         }
     }
@@ -323,6 +324,7 @@ pub(crate) fn encode_seats_and_history(game: &Game, s: &State, seat: usize, out:
         .try_into()
         .expect("history piece");
     // `p` walks the seats from the observer's, wrapping by a select.
+    debug_assert!(seat < n, "the observer is a seat of the table");
     let mut p = seat.min(MAX_PLAYERS - 1);
     for (row, hrow) in seats
         .chunks_exact_mut(SEAT_FEATURES)

@@ -83,9 +83,11 @@ pub struct KindRule {
     #[serde(default)]
     pub stackable: bool,
     /// Turned as the start card, it is returned and another card turned (A-9, F-8, K-3).
+    /// A kind whose effect is Trade Hands is returned whatever this says.
     #[serde(default)]
     pub start_redraw: bool,
-    /// Cannot be played as the player's last card (A-9, Trade Hands).
+    /// Cannot be played as the player's last card (A-9, Trade Hands; a kind
+    /// whose effect is Trade Hands cannot be whatever this says).
     #[serde(default)]
     pub not_last: bool,
 }

@@ -1233,10 +1233,18 @@ fn a3_k1_a_hit_targeted_by_targeted_draws_resumes_after_the_victim() {
     // the victim. `targeted_draws` (F-4's variant) only lets the player name
     // the victim; A-13's `attack_resume = skip-next` is Wild Attack-Attack's
     // and does not apply (before the fix, attack-2010 resumed at seat 2).
-    for preset in ["attack-2010", "attack-modern", "classic"] {
+    // With Mega Hit on, a victim holding no Hit card presses at once, and the
+    // unstacked hit resumes the same way (A-14's own resume is for real stacks).
+    for (preset, mega_hit) in [
+        ("attack-2010", false),
+        ("attack-2010", true),
+        ("attack-modern", false),
+        ("attack-modern", true),
+        ("classic", false),
+    ] {
         let g = game_with(preset, 4, |r| {
             r.options.targeted_draws = true;
-            r.options.mega_hit = false;
+            r.options.mega_hit = mega_hit;
             r.launcher = uno_env::LauncherModel::Scripted { outcomes: vec![1] };
         });
         let hit = if preset == "classic" {
@@ -1249,8 +1257,9 @@ fn a3_k1_a_hit_targeted_by_targeted_draws_resumes_after_the_victim() {
             &scenario(&[&[hit, "R7"], &["G1"], &["B1"], &["Y1"]], "R5", 0),
         );
         run(&g, &mut s, &[&format!("play:{hit}"), "target:+3"]);
-        assert!(s.hand_len(3) > 1, "{preset}: seat 3 took the hit");
-        assert_eq!(s.current_player(), Some(0), "{preset}: after seat 3");
+        let what = format!("{preset}, mega_hit {mega_hit}");
+        assert!(s.hand_len(3) > 1, "{what}: seat 3 took the hit");
+        assert_eq!(s.current_player(), Some(0), "{what}: after seat 3");
     }
     // Wild Attack-Attack itself keeps A-13's literal resume in attack-2010.
     let g = game_with("attack-2010", 4, |r| {

@@ -800,6 +800,7 @@ impl Learner {
             ..UpdateStats::default()
         };
         if n == 0 {
+            stats.policy_stepped = false;
             return stats;
         }
         (stats.stale_kl, stats.stale_clip_frac) = self.staleness(batch);

@@ -374,6 +374,10 @@ pub struct TrainerState {
 /// Mixed into the run's seed for its evaluation deals.
 const EVAL_SALT: u64 = 0xE7A1;
 
+/// Multiplies a table's index into its environment seed (an odd constant
+/// other than the one [`uno_env::vec_env::episode_seed`] uses).
+const TABLE_MIX: u64 = 0xD1B5_4A32_D192_ED03;
+
 /// Mixed into the run's seed for the trainer's own draws (the self-play
 /// coin, learner seats, opponent picks), so they are not the numbers table
 /// 0's first game deals from (its environment seed is the run's seed).
@@ -404,7 +408,7 @@ pub enum TrainError {
     #[error("--out {} is a file, not a directory: a run needs a new or empty directory", .0.display())]
     NotADirectory(PathBuf),
     /// A file of the run directory does not hold what it should.
-    #[error("{}: {message}", .path.display())]
+    #[error("{} does not parse: {message}", .path.display())]
     Corrupt {
         /// The file.
         path: PathBuf,
@@ -427,7 +431,7 @@ pub enum TrainError {
     Agent(#[from] uno_agents::AgentError),
     /// Saving a file atomically failed.
     #[error(transparent)]
-    Save(#[from] uno_agents::neural::NeuralError),
+    Save(uno_agents::neural::NeuralError),
     /// The environment refused a step.
     #[error("environment: {0}")]
     Env(#[from] uno_env::VecEnvError),
@@ -501,6 +505,12 @@ fn process_alive(pid: u32) -> bool {
 }
 
 impl RunLock {
+    /// Whose stale lock was taken over when this one was acquired, if any
+    /// ([`Trainer::notes`] repeats it).
+    pub fn note(&self) -> Option<&str> {
+        self.note.as_deref()
+    }
+
     /// Takes the lock of run directory `dir` (which must exist).
     pub fn acquire(dir: &Path) -> Result<RunLock, TrainError> {
         let path = dir.join(LOCK_FILE);
@@ -968,7 +978,9 @@ impl Trainer {
             // thread: stepping is a small part of a training step, and the
             // spinning worker teams of several envs would compete for the cores.
             let n = cfg.envs / list.len() + usize::from(k < cfg.envs % list.len());
-            let seed = cfg.seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            // (Not the constant `episode_seed` mixes episodes with: table 1
+            // would replay table 0's second episode's numbers.)
+            let seed = cfg.seed ^ (k as u64).wrapping_mul(TABLE_MIX);
             let threads = if list.len() > 1 {
                 1
             } else {
@@ -1688,7 +1700,8 @@ impl Trainer {
             what: TRAINER_FILE,
             message: e.to_string(),
         })?;
-        uno_agents::neural::write_atomic(&self.out.join(TRAINER_FILE), &json)?;
+        uno_agents::neural::write_atomic(&self.out.join(TRAINER_FILE), &json)
+            .map_err(TrainError::Save)?;
         self.saved_update = self.state.updates;
         for old in self.pruned.drain(..) {
             let _ = std::fs::remove_dir_all(self.out.join(old));
@@ -2025,12 +2038,16 @@ mod tests {
         let win_returns = returns_after_rollout(&mut win);
         assert!(max_abs(&win_returns) < 1.3, "{win_returns:?}");
         // Points (C-6): a winner's return is the points left in the other hand
-        // / 100, beyond the win mode's bound in some of 16 classic rounds (a
-        // wild alone is 50; a loser of 130 points or more is likely).
+        // / 100, past the win mode's bound in some of 64 classic rounds
+        // (a wild alone is 50).
         let mut points = classic_with(dir.path(), RewardMode::Points);
         assert_eq!(points.tables[0].env.config().reward, RewardMode::Points);
-        let point_returns = returns_after_rollout(&mut points);
-        assert!(max_abs(&point_returns) > 1.3, "{point_returns:?}");
+        let (mut learner, mut snaps, mut actions) = (Group::default(), Vec::new(), vec![0; 8]);
+        while points.state.episodes < 64 {
+            points.step(&mut learner, &mut snaps, &mut actions).unwrap();
+        }
+        let point_returns = &points.ready.returns;
+        assert!(max_abs(point_returns) > 1.5, "{point_returns:?}");
     }
 
     #[test]
@@ -2132,6 +2149,23 @@ mod tests {
             b.meta().tables.is_empty(),
             "one table: no `tables` in meta.json"
         );
+    }
+
+    #[test]
+    fn a_second_table_does_not_replay_the_first_tables_episodes() {
+        // Game g of episode e deals from `episode_seed(table seed, e)` on
+        // stream g: table 1's seed must not be one of table 0's episode seeds.
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = TrainConfig {
+            tables: vec!["classic:2".into(), "attack-2010:2".into()],
+            ..small_self_play("classic".into())
+        };
+        let t = Trainer::new(cfg, &dir.path().join("two"), false).unwrap();
+        let (s0, s1) = (t.tables[0].env.seed(), t.tables[1].env.seed());
+        assert_eq!(s0, t.cfg.seed, "table 0 keeps the run's seed");
+        for e in 0..100_000 {
+            assert_ne!(uno_env::vec_env::episode_seed(s0, e), s1, "episode {e}");
+        }
     }
 
     #[test]
