@@ -376,6 +376,15 @@ pub struct UpdateStats {
     /// Fraction of the batch whose ratio is already outside the clip range
     /// before the update's first step.
     pub stale_clip_frac: f32,
+    /// Approximate KL between the networks that collected the batch and the
+    /// updated one, after the update's last step (the whole update's
+    /// movement, staleness included; measured as `stale_kl` is).
+    #[serde(default)]
+    pub final_kl: f32,
+    /// Fraction of the batch whose ratio is outside the clip range after the
+    /// update's last step.
+    #[serde(default)]
+    pub final_clip_frac: f32,
     /// Mean global gradient norm before clipping.
     pub grad_norm: f32,
     /// Explained variance of the batch's old values w.r.t. its returns.
@@ -404,6 +413,8 @@ impl UpdateStats {
             ("policy/clip_frac", f64::from(self.clip_frac)),
             ("policy/stale_kl", f64::from(self.stale_kl)),
             ("policy/stale_clip_frac", f64::from(self.stale_clip_frac)),
+            ("policy/final_kl", f64::from(self.final_kl)),
+            ("policy/final_clip_frac", f64::from(self.final_clip_frac)),
             ("train/grad_norm", f64::from(self.grad_norm)),
             (
                 "train/explained_variance",
@@ -844,6 +855,7 @@ impl Learner {
         stats.clip_frac = sum.clip_frac / m;
         stats.grad_norm = (grad_norm_sum / f64::from(m)) as f32;
         stats.value_head_loss = head_sum.map(|h| (h / f64::from(m)) as f32);
+        (stats.final_kl, stats.final_clip_frac) = self.staleness(batch);
         self.updates += 1;
         if let Some(c) = &mut self.critic {
             c.updates += 1;
@@ -1296,10 +1308,21 @@ mod tests {
         let (p0, _) = bandit_quality(&NeuralPolicy::new(learner.inference_model()));
         assert!(p0 < 0.5, "fresh policy already good: {p0}");
         let mut last = UpdateStats::default();
-        for _ in 0..40 {
+        for u in 0..40 {
             let policy = NeuralPolicy::new(learner.inference_model());
             let batch = bandit_rollout(&policy, 256, &mut rng);
             last = learner.update(&batch, learner.config().lr);
+            if u == 0 {
+                // The batch is the current network's, so nothing is stale
+                // before the update; after it, the policy has moved.
+                assert!(last.stale_kl.abs() < 1e-6, "{last:?}");
+                assert!(
+                    last.final_kl > 1e-5 && last.final_kl.is_finite(),
+                    "{last:?}"
+                );
+                let logged = last.scalars();
+                assert!(logged.contains(&("policy/final_kl", f64::from(last.final_kl))));
+            }
         }
         let (p, acc) = bandit_quality(&NeuralPolicy::new(learner.inference_model()));
         assert!(p > 0.9, "mean p(correct) = {p}, stats {last:?}");
