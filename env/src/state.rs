@@ -531,9 +531,9 @@ fn flag(bits: u16, seat: usize) -> bool {
         .is_some_and(|b| b & 1 == 1)
 }
 
-crate::card::display_and_parse!(Phase, "a phase");
-
 /// The byte of `seat` in a per-seat table; 0 (nothing) past it.
 fn byte(v: &[u8; MAX_PLAYERS], seat: usize) -> u8 {
     v.get(seat).copied().unwrap_or(0)
 }
+
+crate::card::display_and_parse!(Phase, "a phase");

@@ -807,11 +807,10 @@ impl Learner {
             lr,
             samples: n,
             explained_variance: explained_variance(&batch.old_values, &batch.returns),
-            policy_stepped: train_policy,
+            policy_stepped: train_policy && n > 0,
             ..UpdateStats::default()
         };
         if n == 0 {
-            stats.policy_stepped = false;
             return stats;
         }
         (stats.stale_kl, stats.stale_clip_frac) = self.staleness(batch);

@@ -516,11 +516,7 @@ impl RunLock {
         let path = dir.join(LOCK_FILE);
         let me = std::process::id();
         let tmp = uno_agents::neural::tmp_path_for(&path);
-        std::fs::write(&tmp, format!("{me}\n")).map_err(|source| TrainError::Io {
-            action: "create",
-            path: tmp.clone(),
-            source,
-        })?;
+        std::fs::write(&tmp, format!("{me}\n")).map_err(io_error("create", &tmp))?;
         let result = Self::link(&tmp, &path, me);
         let _ = std::fs::remove_file(&tmp);
         result
@@ -599,13 +595,7 @@ impl RunLock {
                         }
                     }
                 }
-                Err(source) => {
-                    return Err(TrainError::Io {
-                        action: "create",
-                        path: path.to_path_buf(),
-                        source,
-                    });
-                }
+                Err(source) => return Err(io_error("create", path)(source)),
             }
         }
         Err(held(None))
@@ -864,6 +854,17 @@ fn changed_settings(before: &LearnerConfig, now: &LearnerConfig) -> Vec<String> 
         .collect()
 }
 
+/// Makes an I/O error of the run's file or directory `path` a
+/// [`TrainError::Io`] saying what was being done (`"create"`, `"read"`…).
+fn io_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> TrainError {
+    let path = path.to_path_buf();
+    move |source| TrainError::Io {
+        action,
+        path,
+        source,
+    }
+}
+
 impl Trainer {
     /// Starts a run in `out` (or resumes the one there when `resume`).
     ///
@@ -897,11 +898,7 @@ impl Trainer {
             .map(Path::to_path_buf)
             .collect();
         let started = std::fs::create_dir_all(out)
-            .map_err(|source| TrainError::Io {
-                action: "create",
-                path: out.to_path_buf(),
-                source,
-            })
+            .map_err(io_error("create", out))
             .and_then(|()| RunLock::acquire(out))
             .and_then(|lock| Self::start(cfg, out, resume, lock));
         if started.is_err() {
@@ -933,11 +930,7 @@ impl Trainer {
             // Anything else in the directory is not ours to overwrite (a
             // config.toml of the user's, a metrics.jsonl to append to).
             let mut others: Vec<String> = std::fs::read_dir(out)
-                .map_err(|source| TrainError::Io {
-                    action: "read",
-                    path: out.to_path_buf(),
-                    source,
-                })?
+                .map_err(io_error("read", out))?
                 .filter_map(Result::ok)
                 .map(|e| e.file_name().to_string_lossy().into_owned())
                 .filter(|n| n != LOCK_FILE)
@@ -950,7 +943,7 @@ impl Trainer {
                 ));
             }
         }
-        let mut notes: Vec<String> = lock.note.clone().into_iter().collect();
+        let mut notes: Vec<String> = lock.note().map(String::from).into_iter().collect();
         let mut note = |n: String| notes.push(n);
         let latest = out.join("latest");
         let meta_file = latest.join("meta.json");
@@ -1074,11 +1067,8 @@ impl Trainer {
                 ));
             }
             let trainer_file = out.join(TRAINER_FILE);
-            let text = std::fs::read_to_string(&trainer_file).map_err(|source| TrainError::Io {
-                action: "read",
-                path: trainer_file.clone(),
-                source,
-            })?;
+            let text =
+                std::fs::read_to_string(&trainer_file).map_err(io_error("read", &trainer_file))?;
             let state: TrainerState =
                 serde_json::from_str(&text).map_err(|e| TrainError::Corrupt {
                     path: trainer_file.clone(),
@@ -1221,11 +1211,7 @@ impl Trainer {
             message: e.to_string(),
         })?;
         let path = t.out.join("config.toml");
-        std::fs::write(&path, toml).map_err(|source| TrainError::Io {
-            action: "write",
-            path,
-            source,
-        })?;
+        std::fs::write(&path, toml).map_err(io_error("write", &path))?;
         Ok(t)
     }
 
