@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use proptest::sample::select;
 use uno_env::rules::{AttackResume, CardCount, Scoring, Supply, TurnOrder, UnoCall};
-use uno_env::{Effect, Kind, KindRule, LauncherModel, PRESETS, Rules};
+use uno_env::{Effect, Kind, KindRule, LauncherModel, Options, PRESETS, Rules};
 
 /// A card effect, with counts that are sometimes out of range (0 or 21+) so
 /// that `validate` has something to refuse.
@@ -75,49 +75,25 @@ fn launcher() -> impl Strategy<Value = LauncherModel> {
     ]
 }
 
-/// Changes to a preset's options (every field drawn).
-#[derive(Clone, Debug)]
-struct OptionDraw {
-    uno_explicit: bool,
-    catch_probability: f64,
-    stop_hits_on_fire: bool,
-    mega_hit: bool,
-    attack_resume_skip_next: bool,
-    bonus_play_after_skip: bool,
-    refill_at_discard: Option<u8>,
-    scoring: Scoring,
-    target_score: u32,
-    targeted_draws: bool,
-    wd4_bluffing: bool,
-    draw_then_play: bool,
-    random_unit: bool,
-    hand_size: u8,
-    max_decisions: u32,
-    timeout_chance: f64,
-    timeout_draw: u8,
-    uno_penalty: u8,
-    challenge_penalty: u8,
-}
-
-fn options() -> impl Strategy<Value = OptionDraw> {
-    let scoring = select(vec![Scoring::Winner, Scoring::Penalty, Scoring::Challenge]);
+/// Every option drawn (none kept from the preset).
+fn options() -> impl Strategy<Value = Options> {
     (
         (
-            any::<bool>(),
+            select(vec![UnoCall::Auto, UnoCall::Explicit]),
             0.0f64..=1.0,
             any::<bool>(),
             any::<bool>(),
-            any::<bool>(),
+            select(vec![AttackResume::SkipNext, AttackResume::AfterTarget]),
             any::<bool>(),
         ),
         (
             prop::option::weighted(0.2, 2u8..=20),
-            scoring,
+            select(vec![Scoring::Winner, Scoring::Penalty, Scoring::Challenge]),
             prop_oneof![1u32..=60, 100u32..=500],
             any::<bool>(),
             any::<bool>(),
             any::<bool>(),
-            prop::bool::weighted(0.2),
+            prop_oneof![4 => Just(TurnOrder::Direction), 1 => Just(TurnOrder::RandomUnit)],
         ),
         (
             1u8..=10,
@@ -128,12 +104,12 @@ fn options() -> impl Strategy<Value = OptionDraw> {
             0u8..=8,
         ),
     )
-        .prop_map(|(a, b, c)| OptionDraw {
-            uno_explicit: a.0,
+        .prop_map(|(a, b, c)| Options {
+            uno_call: a.0,
             catch_probability: a.1,
             stop_hits_on_fire: a.2,
             mega_hit: a.3,
-            attack_resume_skip_next: a.4,
+            attack_resume: a.4,
             bonus_play_after_skip: a.5,
             refill_at_discard: b.0,
             scoring: b.1,
@@ -141,7 +117,7 @@ fn options() -> impl Strategy<Value = OptionDraw> {
             targeted_draws: b.3,
             wd4_bluffing: b.4,
             draw_then_play: b.5,
-            random_unit: b.6,
+            turn_order: b.6,
             hand_size: c.0,
             max_decisions: c.1,
             timeout_chance: c.2,
@@ -158,7 +134,7 @@ pub struct RulesDraw {
     preset: usize,
     kinds: Vec<(usize, u8, KindRule)>,
     supply: Option<(bool, LauncherModel)>,
-    options: OptionDraw,
+    options: Options,
 }
 
 pub fn rules_draw() -> impl Strategy<Value = RulesDraw> {
@@ -205,39 +181,7 @@ impl RulesDraw {
             };
             r.launcher = model.clone();
         }
-        let d = &self.options;
-        let o = &mut r.options;
-        o.uno_call = if d.uno_explicit {
-            UnoCall::Explicit
-        } else {
-            UnoCall::Auto
-        };
-        o.catch_probability = d.catch_probability;
-        o.stop_hits_on_fire = d.stop_hits_on_fire;
-        o.mega_hit = d.mega_hit;
-        o.attack_resume = if d.attack_resume_skip_next {
-            AttackResume::SkipNext
-        } else {
-            AttackResume::AfterTarget
-        };
-        o.bonus_play_after_skip = d.bonus_play_after_skip;
-        o.refill_at_discard = d.refill_at_discard;
-        o.scoring = d.scoring;
-        o.target_score = d.target_score;
-        o.targeted_draws = d.targeted_draws;
-        o.wd4_bluffing = d.wd4_bluffing;
-        o.draw_then_play = d.draw_then_play;
-        o.turn_order = if d.random_unit {
-            TurnOrder::RandomUnit
-        } else {
-            TurnOrder::Direction
-        };
-        o.hand_size = d.hand_size;
-        o.max_decisions = d.max_decisions;
-        o.timeout_chance = d.timeout_chance;
-        o.timeout_draw = d.timeout_draw;
-        o.uno_penalty = d.uno_penalty;
-        o.challenge_penalty = d.challenge_penalty;
+        r.options = self.options.clone();
         r
     }
 }
