@@ -54,7 +54,7 @@ fn play_round(game: &Game, specs: &[&str], seed: u64) -> Result<(), TestCaseErro
 proptest! {
     // A fixed seed: the same cases every run, so a failure reproduces.
     #![proptest_config(ProptestConfig {
-        cases: 200,
+        cases: 120,
         rng_seed: proptest::test_runner::RngSeed::Fixed(0xa9e7_5eed),
         ..ProptestConfig::default()
     })]
