@@ -2,8 +2,9 @@
 //!
 //! Subcommands: `simulate` (random play with statistics and invariant checks),
 //! `bench` (environment throughput), `arena` (agents head to head), `train`
-//! (self-play PPO), `play` (you against the bot). Bad flags or configs print a
-//! one-line error and exit with code 2.
+//! (self-play PPO), `play` (you against the bot), `replay` (a game transcript),
+//! `rules` (a preset or rules file with every setting). Bad flags or configs
+//! print a one-line error and exit with code 2.
 
 mod commands;
 
@@ -32,6 +33,8 @@ enum Command {
     Play(commands::play::Args),
     /// Step through a game transcript written by `play --transcript`.
     Replay(commands::play::ReplayArgs),
+    /// Print a preset or rules file with every setting, as a rules file to edit.
+    Rules(commands::rules::Args),
 }
 
 /// Parses the command line. Negative numbers are values (so `--seed -1` is
@@ -108,6 +111,7 @@ fn main() -> ExitCode {
         Command::Train(a) => commands::train::run(a),
         Command::Play(a) => commands::play::run(a),
         Command::Replay(a) => commands::play::run_replay(a),
+        Command::Rules(a) => commands::rules::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

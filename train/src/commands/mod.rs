@@ -6,6 +6,7 @@
 pub mod arena;
 pub mod bench;
 pub mod play;
+pub mod rules;
 pub mod simulate;
 pub mod train;
 
