@@ -240,6 +240,17 @@ impl LauncherModel {
         }
     }
 
+    /// The model's name, as `model = "…"` writes it in a rules file.
+    pub fn name(&self) -> &'static str {
+        match self {
+            LauncherModel::Hazard { .. } => "hazard",
+            LauncherModel::Bernoulli { .. } => "bernoulli",
+            LauncherModel::Pattern { .. } => "pattern",
+            LauncherModel::DrawOne => "draw-one",
+            LauncherModel::Scripted { .. } => "scripted",
+        }
+    }
+
     /// A model by preset name: `hazard`, `bernoulli`, `pattern`, `draw-one`.
     pub fn by_name(name: &str) -> Option<Self> {
         match name {

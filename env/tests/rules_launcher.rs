@@ -60,6 +60,23 @@ fn l1_default_model_is_hazard_for_every_attack_preset() {
     );
     for name in ["hazard", "bernoulli", "pattern", "draw-one"] {
         assert!(LauncherModel::by_name(name).is_some(), "{name}");
+        assert_eq!(LauncherModel::by_name(name).unwrap().name(), name);
+    }
+    // `name` is the `model` key a rules file writes, for every model.
+    let scripted = LauncherModel::Scripted {
+        outcomes: vec![0, 2],
+    };
+    for m in ["hazard", "bernoulli", "pattern", "draw-one"]
+        .map(|n| LauncherModel::by_name(n).unwrap())
+        .into_iter()
+        .chain([scripted])
+    {
+        let written = toml::Value::try_from(&m).unwrap();
+        assert_eq!(
+            written.get("model").and_then(|v| v.as_str()),
+            Some(m.name()),
+            "{m:?}"
+        );
     }
 }
 

@@ -3,6 +3,7 @@
 //! differs from the nearest preset.
 
 use super::CmdResult;
+use uno_env::rules::Supply;
 use uno_env::{Game, MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules};
 
 /// Flags of `rules`.
@@ -74,14 +75,8 @@ fn nearest_preset(rules: &Rules) -> (&'static str, Vec<String>) {
 /// is a rules file that reads back as `rules`.
 pub fn report(rules: &Rules) -> String {
     let supply = match rules.supply {
-        uno_env::rules::Supply::Launcher => {
-            let model = toml::Value::try_from(&rules.launcher)
-                .ok()
-                .and_then(|v| v.get("model").and_then(|m| m.as_str()).map(str::to_owned))
-                .unwrap_or_default();
-            format!("the launcher ({model} model)")
-        }
-        uno_env::rules::Supply::Pile => "a draw pile".to_string(),
+        Supply::Launcher => format!("the launcher ({} model)", rules.launcher.name()),
+        Supply::Pile => "a draw pile".to_string(),
     };
     let mut out = format!(
         "# {}: {} cards, drawn from {supply}.\n",
