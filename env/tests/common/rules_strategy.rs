@@ -127,12 +127,13 @@ fn options() -> impl Strategy<Value = Options> {
         })
 }
 
-/// A rule set: a preset, then per kind (one time in four) a new count and
-/// rule, then maybe another supply and launcher, then every option drawn.
+/// A rule set: a preset, then up to six kinds given a new count and rule (a
+/// count of 0 removes the kind's cards, and with the flag its rule too), then
+/// maybe another supply and launcher, then every option drawn.
 #[derive(Clone, Debug)]
 pub struct RulesDraw {
     preset: usize,
-    kinds: Vec<(usize, u8, KindRule)>,
+    kinds: Vec<(usize, u8, KindRule, bool)>,
     supply: Option<(bool, LauncherModel)>,
     options: Options,
 }
@@ -140,7 +141,10 @@ pub struct RulesDraw {
 pub fn rules_draw() -> impl Strategy<Value = RulesDraw> {
     (
         0..PRESETS.len(),
-        prop::collection::vec((0..Kind::ALL.len(), 0u8..=4, kind_rule()), 0..7),
+        prop::collection::vec(
+            (0..Kind::ALL.len(), 0u8..=4, kind_rule(), any::<bool>()),
+            0..7,
+        ),
         prop::option::weighted(0.4, (any::<bool>(), launcher())),
         options(),
     )
@@ -157,14 +161,14 @@ impl RulesDraw {
     pub fn rules(&self) -> Rules {
         let mut r = Rules::preset(PRESETS[self.preset]).expect("preset");
         r.name = format!("{} (fuzzed)", r.name);
-        for &(k, count, rule) in &self.kinds {
+        for &(k, count, rule, drop_rule) in &self.kinds {
             let kind = Kind::ALL[k];
             let count = if kind.is_wild() { count * 2 } else { count };
             if count == 0 {
                 // Half of the removals drop the rule too; the other half
                 // leave a rule for a kind with no cards (which is allowed).
                 r.deck.insert(kind, 0);
-                if rule.score % 2 == 0 {
+                if drop_rule {
                     r.deck.remove(&kind);
                     r.kinds.remove(&kind);
                 }
