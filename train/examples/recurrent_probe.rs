@@ -33,9 +33,10 @@ use std::path::Path;
 use std::time::Instant;
 use uno_agents::SoloVecEnv;
 use uno_agents::neural::{
-    EXPECTED, PolicyValueNet, load_checkpoint_on, masked_argmax, playing_choices, sample_masked,
+    EXPECTED, PolicyValueNet, load_checkpoint_on, masked_argmax, playing_mask, sample_masked,
 };
 use uno_agents::parse_spec;
+use uno_agents::stats::{Z95, wilson};
 use uno_env::obs::OBS_SIZE;
 use uno_env::vec_env::Buffers;
 use uno_env::{EnvConfig, NUM_ACTIONS, Rules};
@@ -174,40 +175,24 @@ fn make_env(n: usize, seed: u64, threads: usize) -> SoloVecEnv {
     .expect("env")
 }
 
-/// The choices (playing mask) of row `i` as booleans; returns the count.
-fn choices_row(env: &SoloVecEnv, buf: &Buffers, i: usize, out: &mut [bool]) -> u32 {
-    let row = &buf.mask[i * A..(i + 1) * A];
-    let mut legal: u128 = 0;
-    for (a, &m) in row.iter().enumerate() {
-        if m != 0 {
-            legal |= 1 << a;
-        }
-    }
-    let c = playing_choices(legal, env.state(i));
+/// The choices (the `checkpoint:` agent's playing mask) of game `i` as booleans; returns the count.
+fn choices_row(env: &SoloVecEnv, i: usize, out: &mut [bool]) -> u32 {
+    let c = playing_mask(env.game(), env.state(i));
     for (a, o) in out.iter_mut().enumerate() {
         *o = c >> a & 1 == 1;
     }
     c.count_ones()
 }
 
-fn wilson(w: f64, n: f64) -> (f64, f64) {
-    let z = 1.96;
-    let p = w / n;
-    let den = 1.0 + z * z / n;
-    let c = (p + z * z / (2.0 * n)) / den;
-    let hw = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / den;
-    (c - hw, c + hw)
-}
-
-/// Greedy evaluation: `n` games x `per` rounds each (learner seat rotated), GRU state
-/// carried within each round. Returns (wins, rounds, truncated).
-fn evaluate(net: &RecNet, n: usize, per: u64, seed: u64, threads: usize) -> (u64, u64, u64) {
-    evaluate_with(net, n, per, seed, threads, false)
+/// Win share `w / n` with its 95 % Wilson interval (the arena's).
+fn win_share(w: u64, n: u64) -> (f64, f64, f64) {
+    let (lo, hi) = wilson(w, n, Z95);
+    (w as f64 / n.max(1) as f64, lo, hi)
 }
 
 /// `amnesia`: the hidden state is zeroed before every decision (memory ablated; the GRU
 /// still sees the current observation).
-fn evaluate_with(
+fn evaluate(
     net: &RecNet,
     n: usize,
     per: u64,
@@ -226,7 +211,7 @@ fn evaluate_with(
     let mut actions = vec![0u32; n];
     while done_count.iter().any(|&c| c < per) {
         for i in 0..n {
-            choices_row(&env, &buf, i, &mut mask[i * A..(i + 1) * A]);
+            choices_row(&env, i, &mut mask[i * A..(i + 1) * A]);
         }
         let x = Tensor::<2>::from_data(TensorData::new(buf.obs.clone(), [n, D]), &dev);
         let (l, _, hn) = net.step(x, h);
@@ -256,18 +241,24 @@ fn evaluate_with(
     (wins, rounds, trunc)
 }
 
-fn report_eval(label: &str, net: &RecNet, n: usize, per: u64, seed: u64, threads: usize) -> f64 {
+/// Evaluates `net` (see [`evaluate`]) and prints its win share; returns it.
+fn report_eval(
+    label: &str,
+    net: &RecNet,
+    n: usize,
+    per: u64,
+    seed: u64,
+    threads: usize,
+    amnesia: bool,
+) -> f64 {
     let t = Instant::now();
-    let (w, r, tr) = evaluate(net, n, per, seed, threads);
-    let (lo, hi) = wilson(w as f64, r as f64);
+    let (w, r, tr) = evaluate(net, n, per, seed, threads, amnesia);
+    let (share, lo, hi) = win_share(w, r);
     println!(
-        "EVAL {label}: win share {:.4} [{:.4}, {:.4}] over {r} rounds ({tr} truncated), {:.1}s",
-        w as f64 / r as f64,
-        lo,
-        hi,
+        "EVAL {label}: win share {share:.4} [{lo:.4}, {hi:.4}] over {r} rounds ({tr} truncated), {:.1}s",
         t.elapsed().as_secs_f64()
     );
-    w as f64 / r as f64
+    share
 }
 
 fn env_or<T: std::str::FromStr>(k: &str, d: T) -> T {
@@ -380,6 +371,7 @@ fn train(minutes: f64, memory: bool, tag: &str) {
                 8,
                 77,
                 ethreads,
+                false,
             );
             quick.push((elapsed, w));
             let dt = start.elapsed().as_secs_f64();
@@ -418,12 +410,7 @@ fn train(minutes: f64, memory: bool, tag: &str) {
         for t in 0..tlen {
             let base_i = t * n;
             for i in 0..n {
-                let c = choices_row(
-                    &env,
-                    &buf,
-                    i,
-                    &mut r.mask[(base_i + i) * A..(base_i + i + 1) * A],
-                );
+                let c = choices_row(&env, i, &mut r.mask[(base_i + i) * A..(base_i + i + 1) * A]);
                 r.forced[base_i + i] = c == 1;
             }
             r.obs.extend_from_slice(&buf.obs);
@@ -612,6 +599,7 @@ fn train(minutes: f64, memory: bool, tag: &str) {
         final_rounds / 1000,
         11,
         ethreads,
+        false,
     );
 }
 
@@ -701,6 +689,7 @@ fn main() -> std::process::ExitCode {
                 rounds.div_ceil(1000),
                 11,
                 threads,
+                false,
             );
         }
         Mode::EvalFile(path, rounds, mode) => {
@@ -716,20 +705,14 @@ fn main() -> std::process::ExitCode {
             let mut net = net;
             net.memory = mode != "off";
             let threads: usize = env_or("ETHREADS", 2);
-            let t = Instant::now();
-            let (w, r, tr) = evaluate_with(
+            report_eval(
+                &format!("{path} mode {mode}"),
                 &net,
                 1000,
                 rounds.div_ceil(1000),
                 11,
                 threads,
                 mode == "amnesia",
-            );
-            let (lo, hi) = wilson(w as f64, r as f64);
-            println!(
-                "EVALFILE {path} mode {mode}: win share {:.4} [{lo:.4}, {hi:.4}] over {r} rounds ({tr} truncated), {:.1}s",
-                w as f64 / r as f64,
-                t.elapsed().as_secs_f64()
             );
         }
         Mode::Train(minutes, memory, tag) => train(minutes, memory, &tag),
