@@ -190,8 +190,10 @@ fn win_share(w: u64, n: u64) -> (f64, f64, f64) {
     (w as f64 / n.max(1) as f64, lo, hi)
 }
 
-/// `amnesia`: the hidden state is zeroed before every decision (memory ablated; the GRU
-/// still sees the current observation).
+/// Greedy evaluation: `n` games x `per` rounds each (learner seat rotated), GRU state
+/// carried within each round. Returns (wins, rounds, truncated). With `amnesia` the
+/// hidden state is zeroed before every decision (memory ablated; the GRU still sees the
+/// current observation).
 fn evaluate(
     net: &RecNet,
     n: usize,
