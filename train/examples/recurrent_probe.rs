@@ -1,4 +1,4 @@
-//! Research probe (session 33, docs/training.md, "does memory help?"): does memory (a GRU over the learner seat's own
+//! Research probe (session 33, docs/research-4p.md, "Does memory help?"): does memory (a GRU over the learner seat's own
 //! observations within a round) lift the shipped 4-player attack-2010 network
 //! against 3 x heuristic?
 //!
