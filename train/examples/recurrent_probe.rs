@@ -16,8 +16,11 @@
 //!   check                     exactness check vs the shipped network on real observations
 //!   eval  [rounds]            evaluate the shipped network (zero projection) — calibration
 //!   evalfile FILE.bpk ROUNDS on|amnesia|off   evaluate a saved probe network
-//!   train <minutes> <on|off> [tag]   train, quick evals, final evaluation; saves target/probe-<tag>.bpk
-//! Env: ENVS (1024), T (32), MB (4 minibatches), EPOCHS (3), LR (1e-4), ETHREADS (2), QUICK_MIN (5)
+//!   train <minutes> <on|off|aux> [tag]   train, quick evals, final evaluation; saves target/probe-<tag>.bpk
+//!                             (`aux`, session 34: memory off, plus an auxiliary loss, weight AUX,
+//!                             predicting each opponent's cards per colour from the trunk)
+//! Env: ENVS (1024), T (32), MB (4 minibatches), EPOCHS (3), LR (1e-4), ETHREADS (2), QUICK_MIN (5),
+//! AUX (1.0)
 //!
 //! `cargo run --release -p uno-train --example recurrent_probe -- eval 20000`
 
@@ -47,6 +50,24 @@ const H: usize = 128;
 const D: usize = OBS_SIZE;
 const A: usize = NUM_ACTIONS;
 const CKPT: &str = "checkpoints/attack-2010-4p";
+/// Auxiliary targets: for each opponent (seats 1..=3 after the learner's, by seat
+/// number), its cards of each colour and its wild cards, divided by [`AUX_SCALE`].
+const AUX_K: usize = 3 * 5;
+const AUX_SCALE: f32 = 5.0;
+
+/// The auxiliary targets of game `i`'s position (the learner to decide), into `out` (`AUX_K`).
+fn aux_targets(env: &SoloVecEnv, i: usize, out: &mut [f32]) {
+    let (game, state) = (env.game(), env.state(i));
+    let n = game.num_players();
+    let me = env.learner(i);
+    out.fill(0.0);
+    for r in 1..n.min(4) {
+        for f in state.hand_faces(game, (me + r) % n) {
+            let c = f.colour().map_or(4, |c| c as usize);
+            out[(r - 1) * 5 + c] += 1.0 / AUX_SCALE;
+        }
+    }
+}
 
 #[derive(Module, Debug)]
 struct RecNet {
@@ -57,6 +78,8 @@ struct RecNet {
     gx: Linear,
     gh: Linear,
     proj: Linear,
+    /// Auxiliary head (session 34): predicts the opponents' hands from the trunk.
+    aux: Linear,
     memory: bool,
 }
 
@@ -92,6 +115,7 @@ impl RecNet {
             gx: LinearConfig::new(D, 3 * H).init(dev),
             gh: LinearConfig::new(H, 3 * H).init(dev),
             proj: linear_from(&vec![0.0; H * 256], &[0.0; 256], H, 256, dev),
+            aux: LinearConfig::new(256, AUX_K).init(dev),
             memory,
         }
     }
@@ -139,7 +163,7 @@ impl RecNet {
         h0: Tensor<2>,
         keep: &[Tensor<2>],
         b: usize,
-    ) -> (Tensor<2>, Tensor<1>) {
+    ) -> (Tensor<2>, Tensor<1>, Tensor<2>) {
         let mut z = self.trunk(x.clone());
         if self.memory {
             let gx = self.gx.forward(x);
@@ -151,7 +175,9 @@ impl RecNet {
             }
             z = z + self.proj.forward(Tensor::cat(hs, 0));
         }
-        self.heads(z)
+        let aux = self.aux.forward(z.clone());
+        let (l, v) = self.heads(z);
+        (l, v, aux)
     }
 }
 
@@ -324,9 +350,10 @@ struct Roll {
     rewards: Vec<f32>,
     dones: Vec<bool>,
     h0: Vec<f32>,
+    aux: Vec<f32>,
 }
 
-fn train(minutes: f64, memory: bool, tag: &str) {
+fn train(minutes: f64, memory: bool, aux_coef: f32, tag: &str) {
     let n: usize = env_or("ENVS", 1024);
     let tlen: usize = env_or("T", 32);
     let mbs: usize = env_or("MB", 4);
@@ -338,7 +365,7 @@ fn train(minutes: f64, memory: bool, tag: &str) {
     let (gamma, lambda, clip, ent_c, vf_c, max_norm) =
         (0.99f32, 0.9f32, 0.2f32, 0.01f32, 0.5f32, 0.5f32);
     println!(
-        "TRAIN {tag}: memory {memory}, envs {n}, T {tlen}, minibatches {mbs}, epochs {epochs}, lr {lr}, env threads {ethreads}, {minutes} min"
+        "TRAIN {tag}: memory {memory}, auxiliary loss {aux_coef}, envs {n}, T {tlen}, minibatches {mbs}, epochs {epochs}, lr {lr}, env threads {ethreads}, {minutes} min"
     );
     let adev = Device::flex().autodiff();
     let cpu = Device::flex();
@@ -407,6 +434,7 @@ fn train(minutes: f64, memory: bool, tag: &str) {
             rewards: vec![0.0; tlen * n],
             dones: vec![false; tlen * n],
             h0: host(h.clone()),
+            aux: vec![0.0; tlen * n * AUX_K],
         };
         let mut actions = vec![0u32; n];
         for t in 0..tlen {
@@ -414,6 +442,10 @@ fn train(minutes: f64, memory: bool, tag: &str) {
             for i in 0..n {
                 let c = choices_row(&env, i, &mut r.mask[(base_i + i) * A..(base_i + i + 1) * A]);
                 r.forced[base_i + i] = c == 1;
+                if aux_coef > 0.0 {
+                    let k = base_i + i;
+                    aux_targets(&env, i, &mut r.aux[k * AUX_K..(k + 1) * AUX_K]);
+                }
             }
             r.obs.extend_from_slice(&buf.obs);
             let x = Tensor::<2>::from_data(TensorData::new(buf.obs.clone(), [n, D]), &cpu);
@@ -462,8 +494,8 @@ fn train(minutes: f64, memory: bool, tag: &str) {
         let tl = Instant::now();
         let mut envs: Vec<usize> = (0..n).collect();
         let b = n / mbs;
-        let (mut s_kl, mut s_clip, mut s_ent, mut s_vl, mut s_gn, mut s_cnt) =
-            (0f64, 0f64, 0f64, 0f64, 0f64, 0f64);
+        let (mut s_kl, mut s_clip, mut s_ent, mut s_vl, mut s_gn, mut s_cnt, mut s_aux) =
+            (0f64, 0f64, 0f64, 0f64, 0f64, 0f64, 0f64);
         for _ in 0..epochs {
             envs.shuffle(&mut rng);
             for group in envs.chunks(b) {
@@ -519,7 +551,7 @@ fn train(minutes: f64, memory: bool, tag: &str) {
                 let x = Tensor::<2>::from_data(TensorData::new(xo, [m, D]), &adev);
                 let h0t = Tensor::<2>::from_data(TensorData::new(h0, [group.len(), H]), &adev);
                 let legal = Tensor::<2, Bool>::from_data(TensorData::new(mk, [m, A]), &adev);
-                let (logits, values) = model.seq(x, h0t, &keep, group.len());
+                let (logits, values, aux_pred) = model.seq(x, h0t, &keep, group.len());
                 let logp_all = masked_log_softmax(logits, legal);
                 let act_t = Tensor::<2, Int>::from_data(TensorData::new(act, [m, 1]), &adev);
                 let logp = logp_all.clone().gather(1, act_t).squeeze_dim::<1>(1);
@@ -540,7 +572,18 @@ fn train(minutes: f64, memory: bool, tag: &str) {
                     .sum()
                     .div_scalar(wsum)
                     .mul_scalar(0.5);
-                let loss = pl + vl.clone().mul_scalar(vf_c) - ent.clone().mul_scalar(ent_c);
+                let mut loss = pl + vl.clone().mul_scalar(vf_c) - ent.clone().mul_scalar(ent_c);
+                if aux_coef > 0.0 {
+                    let mut tg = Vec::with_capacity(m * AUX_K);
+                    for &k in &rows {
+                        tg.extend_from_slice(&r.aux[k * AUX_K..(k + 1) * AUX_K]);
+                    }
+                    let tg = Tensor::<2>::from_data(TensorData::new(tg, [m, AUX_K]), &adev);
+                    let d = aux_pred - tg;
+                    let al = (d.clone() * d).mean();
+                    s_aux += f64::from(al.clone().detach().into_scalar::<f32>());
+                    loss = loss + al.mul_scalar(aux_coef);
+                }
                 {
                     let lr_d = log_ratio.clone().detach();
                     let rd = ratio.detach();
@@ -567,13 +610,14 @@ fn train(minutes: f64, memory: bool, tag: &str) {
             let pn = host(model.proj.weight.val());
             let pmax = pn.iter().map(|v| v.abs()).fold(0.0f32, f32::max);
             println!(
-                "iter {iter}: t={:.1}min kl {:.5} clip {:.3} entropy {:.3} vloss {:.4} gradnorm {:.3} |proj|max {pmax:.4} rollout {:.1}s/iter learn {:.1}s/iter, {:.0} decisions/s",
+                "iter {iter}: t={:.1}min kl {:.5} clip {:.3} entropy {:.3} vloss {:.4} gradnorm {:.3} aux {:.5} |proj|max {pmax:.4} rollout {:.1}s/iter learn {:.1}s/iter, {:.0} decisions/s",
                 start.elapsed().as_secs_f64() / 60.0,
                 s_kl / s_cnt,
                 s_clip / s_cnt,
                 s_ent / s_cnt,
                 s_vl / s_cnt,
                 s_gn / s_cnt,
+                s_aux / s_cnt,
                 t_roll / iter as f64,
                 t_learn / iter as f64,
                 decisions as f64 / start.elapsed().as_secs_f64()
@@ -610,10 +654,10 @@ enum Mode {
     Check,
     Eval(u64),
     EvalFile(String, u64, String),
-    Train(f64, bool, String),
+    Train(f64, bool, f32, String),
 }
 
-const USAGE: &str = "usage: recurrent_probe check | eval [ROUNDS] | evalfile FILE.bpk ROUNDS on|amnesia|off | train MINUTES on|off [TAG]";
+const USAGE: &str = "usage: recurrent_probe check | eval [ROUNDS] | evalfile FILE.bpk ROUNDS on|amnesia|off | train MINUTES on|off|aux [TAG]";
 
 fn parse_args(args: &[String]) -> Result<Mode, String> {
     let num = |i: usize, what: &str| -> Result<f64, String> {
@@ -652,12 +696,26 @@ fn parse_args(args: &[String]) -> Result<Mode, String> {
         }
         Some("train") => {
             let minutes = num(2, "MINUTES")?;
-            let memory = onoff(3, &["on", "off"])? == "on";
-            let tag = args
-                .get(4)
-                .cloned()
-                .unwrap_or_else(|| if memory { "rnn".into() } else { "ff".into() });
-            Ok(Mode::Train(minutes, memory, tag))
+            let arm = onoff(3, &["on", "off", "aux"])?;
+            let memory = arm == "on";
+            let aux_coef = if arm == "aux" {
+                let c: f32 = env_or("AUX", 1.0);
+                if !(c.is_finite() && c > 0.0) {
+                    return Err(format!("AUX must be a positive number, not {c}"));
+                }
+                c
+            } else {
+                0.0
+            };
+            let tag = args.get(4).cloned().unwrap_or_else(|| {
+                match arm.as_str() {
+                    "on" => "rnn",
+                    "aux" => "aux",
+                    _ => "ff",
+                }
+                .into()
+            });
+            Ok(Mode::Train(minutes, memory, aux_coef, tag))
         }
         _ => Err("no mode given".into()),
     }
@@ -717,7 +775,7 @@ fn main() -> std::process::ExitCode {
                 mode == "amnesia",
             );
         }
-        Mode::Train(minutes, memory, tag) => train(minutes, memory, &tag),
+        Mode::Train(minutes, memory, aux_coef, tag) => train(minutes, memory, aux_coef, &tag),
     }
     std::process::ExitCode::SUCCESS
 }
