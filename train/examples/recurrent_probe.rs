@@ -19,6 +19,8 @@
 //!   train <minutes> <on|off|aux> [tag]   train, quick evals, final evaluation; saves target/probe-<tag>.bpk
 //!                             (`aux`, session 34: memory off, plus an auxiliary loss, weight AUX,
 //!                             predicting each opponent's cards per colour from the trunk)
+//!   export FILE.bpk DIR       a network trained without memory (`off`, `aux`) as a
+//!                             `checkpoint:` directory (the shipped architecture)
 //! Env: ENVS (1024), T (32), MB (4 minibatches), EPOCHS (3), LR (1e-4), ETHREADS (2), QUICK_MIN (5),
 //! AUX (1.0)
 //!
@@ -36,7 +38,8 @@ use std::path::Path;
 use std::time::Instant;
 use uno_agents::SoloVecEnv;
 use uno_agents::neural::{
-    EXPECTED, PolicyValueNet, load_checkpoint_on, masked_argmax, playing_mask, sample_masked,
+    EXPECTED, NamedParam, PolicyValueNet, load_checkpoint_on, masked_argmax, playing_mask,
+    sample_masked, save_checkpoint,
 };
 use uno_agents::parse_spec;
 use uno_agents::stats::{Z95, wilson};
@@ -301,6 +304,58 @@ fn load_base(dev: &Device) -> Result<PolicyValueNet, String> {
     load_checkpoint_on(Path::new(CKPT), Some(EXPECTED), dev)
         .map(|(net, _)| net)
         .map_err(|e| format!("{CKPT}: {e} (run from the repository's root)"))
+}
+
+/// Writes the probe network in `path`, whose memory path must be unused (a zero
+/// projection: the `off` and `aux` arms), as a `checkpoint:` directory `dir`
+/// holding the shipped network's architecture (the auxiliary head is dropped).
+fn export(path: &str, dir: &str) -> Result<(), String> {
+    let dev = Device::flex();
+    let (base, mut meta) =
+        load_checkpoint_on(Path::new(CKPT), Some(EXPECTED), &dev).map_err(|e| e.to_string())?;
+    let net = RecNet::from_base(&base, false, &dev, 7)
+        .try_load_file(path)
+        .map_err(|e| format!("{path}: {e}"))?;
+    let pmax = host(net.proj.weight.val())
+        .iter()
+        .chain(&host(net.proj.bias.as_ref().expect("bias").val()))
+        .fold(0.0f32, |m, v| m.max(v.abs()));
+    if pmax != 0.0 {
+        return Err(format!(
+            "{path}: its memory projection is not zero (largest |weight| {pmax}); \
+             only networks trained without memory can be exported"
+        ));
+    }
+    let layer = |name: &str| match name {
+        "trunk.0" => &net.l1,
+        "trunk.1" => &net.l2,
+        "policy" => &net.policy,
+        _ => &net.value,
+    };
+    let params: Vec<NamedParam> = base
+        .parameters()
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|p| {
+            let (layer_name, part) = p.name.rsplit_once('.').expect("layer.part");
+            let l = layer(layer_name);
+            let values = match part {
+                "weight" => host(l.weight.val()),
+                _ => host(l.bias.as_ref().expect("bias").val()),
+            };
+            NamedParam { values, ..p }
+        })
+        .collect();
+    let out = base
+        .with_parameters(&params, &dev)
+        .map_err(|e| e.to_string())?;
+    meta.trained_with = serde_json::json!({
+        "from": CKPT,
+        "probe": path,
+        "note": "fine-tuned by train/examples/recurrent_probe.rs (docs/research-4p.md), not by uno-attack train",
+    });
+    meta.eval = serde_json::json!({});
+    save_checkpoint(Path::new(dir), &out, &meta).map_err(|e| e.to_string())
 }
 
 fn check() {
@@ -655,9 +710,10 @@ enum Mode {
     Eval(u64),
     EvalFile(String, u64, String),
     Train(f64, bool, f32, String),
+    Export(String, String),
 }
 
-const USAGE: &str = "usage: recurrent_probe check | eval [ROUNDS] | evalfile FILE.bpk ROUNDS on|amnesia|off | train MINUTES on|off|aux [TAG]";
+const USAGE: &str = "usage: recurrent_probe check | eval [ROUNDS] | evalfile FILE.bpk ROUNDS on|amnesia|off | train MINUTES on|off|aux [TAG] | export FILE.bpk DIR";
 
 fn parse_args(args: &[String]) -> Result<Mode, String> {
     let num = |i: usize, what: &str| -> Result<f64, String> {
@@ -716,6 +772,14 @@ fn parse_args(args: &[String]) -> Result<Mode, String> {
                 .into()
             });
             Ok(Mode::Train(minutes, memory, aux_coef, tag))
+        }
+        Some("export") => {
+            let path = args.get(2).ok_or("missing FILE.bpk")?.clone();
+            if !Path::new(&path).is_file() {
+                return Err(format!("{path}: no such file"));
+            }
+            let dir = args.get(3).ok_or("missing DIR")?.clone();
+            Ok(Mode::Export(path, dir))
         }
         _ => Err("no mode given".into()),
     }
@@ -776,6 +840,13 @@ fn main() -> std::process::ExitCode {
             );
         }
         Mode::Train(minutes, memory, aux_coef, tag) => train(minutes, memory, aux_coef, &tag),
+        Mode::Export(path, dir) => {
+            if let Err(e) = export(&path, &dir) {
+                eprintln!("error: {e}");
+                return std::process::ExitCode::from(2);
+            }
+            println!("wrote {dir} (play it as checkpoint:{dir})");
+        }
     }
     std::process::ExitCode::SUCCESS
 }

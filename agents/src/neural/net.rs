@@ -414,6 +414,76 @@ impl PolicyValueNet {
         net.obs_dim = obs_dim;
         Ok(net)
     }
+
+    /// The same network with the weights `params`, the inverse of
+    /// [`PolicyValueNet::parameters`]: the list must name every parameter in the
+    /// same order with the same shape (e.g. weights edited on the host, or taken
+    /// from another program that trained the same architecture). Values that are
+    /// not finite, or any other name, shape or count, are refused; nothing is changed
+    /// then. The parameters keep their ids, so optimizer state stays attached.
+    pub fn with_parameters(
+        &self,
+        params: &[NamedParam],
+        device: &Device,
+    ) -> Result<Self, NeuralError> {
+        let expected = self.parameters()?;
+        if params.len() != expected.len() {
+            return Err(NeuralError::InvalidConfig(format!(
+                "expected {} parameter tensors, got {}",
+                expected.len(),
+                params.len()
+            )));
+        }
+        for (want, got) in expected.iter().zip(params) {
+            if got.name != want.name || got.shape != want.shape {
+                return Err(NeuralError::InvalidConfig(format!(
+                    "parameter {} {:?} expected where {} {:?} was given",
+                    want.name, want.shape, got.name, got.shape
+                )));
+            }
+            let len: usize = want.shape.iter().product();
+            if got.values.len() != len {
+                return Err(NeuralError::InvalidConfig(format!(
+                    "parameter {} has shape {:?} ({len} values) but {} values",
+                    got.name,
+                    got.shape,
+                    got.values.len()
+                )));
+            }
+            if let Some(i) = got.values.iter().position(|v| !v.is_finite()) {
+                return Err(NeuralError::InvalidConfig(format!(
+                    "parameter {} holds a value that is not finite ({} at index {i})",
+                    got.name, got.values[i]
+                )));
+            }
+        }
+        let mut net = self.clone();
+        let mut it = params.iter();
+        let mut next = || it.next().map(|p| p.values.clone()).unwrap_or_default();
+        for i in 0..net.trunk.len() {
+            let (w, b) = (next(), next());
+            set_linear(&mut net.trunk[i], w, b, device);
+            if let Some(norm) = net.norms.get_mut(i) {
+                let (gamma, beta) = (next(), next());
+                set_vector(&mut norm.gamma, gamma, device);
+                match &mut norm.beta {
+                    Some(b) => set_vector(b, beta, device),
+                    // `parameters` lists a missing beta as zeros; it stays missing then.
+                    None if beta.iter().all(|&v| v == 0.0) => {}
+                    None => {
+                        let mut b = Param::from_tensor(Tensor::<1>::zeros([beta.len()], device));
+                        set_vector(&mut b, beta, device);
+                        norm.beta = Some(b);
+                    }
+                }
+            }
+        }
+        let (w, b) = (next(), next());
+        set_linear(&mut net.policy, w, b, device);
+        let (w, b) = (next(), next());
+        set_linear(&mut net.value, w, b, device);
+        Ok(net)
+    }
 }
 
 /// A parameter tensor's values on the host.
@@ -450,6 +520,14 @@ fn set_linear(layer: &mut Linear, w: Vec<f32>, b: Vec<f32>, device: &Device) {
         bias.id = id;
     }
     layer.bias = Some(bias);
+}
+
+/// Replaces a vector parameter's values, keeping its id.
+fn set_vector(param: &mut Param<Tensor<1>>, v: Vec<f32>, device: &Device) {
+    let id = param.id;
+    let n = v.len();
+    *param = Param::from_tensor(Tensor::<1>::from_data(TensorData::new(v, [n]), device));
+    param.id = id;
 }
 
 /// Forces the lazy initialisation of every float parameter.
@@ -735,5 +813,50 @@ mod tests {
         let mut other = config(&[8, 6]);
         other.obs_dim = 6;
         assert!(small.grown(&other, &dev, 4).is_err());
+    }
+    #[test]
+    fn with_parameters_inverts_parameters_and_refuses_what_does_not_fit() {
+        let dev = Device::flex();
+        let x: Vec<f32> = (0..15).map(|i| (i as f32 * 0.37).sin()).collect();
+        for layer_norm in [false, true] {
+            let cfg = NetConfig {
+                layer_norm,
+                ..config(&[6, 3])
+            };
+            let net = PolicyValueNet::new_seeded(&cfg, &dev, 3).expect("net");
+            let params = net.parameters().expect("parameters");
+            let same = net.with_parameters(&params, &dev).expect("round trip");
+            assert_eq!(outputs(&same, &x, 3), outputs(&net, &x, 3));
+            assert_eq!(same.parameters().expect("parameters"), params);
+
+            // An edit reaches the forward pass: +1 on the value bias moves every value by 1.
+            let mut edited = params.clone();
+            let vb = edited.iter_mut().find(|p| p.name == "value.bias").unwrap();
+            vb.values[0] += 1.0;
+            let moved = net.with_parameters(&edited, &dev).expect("edited");
+            let ((l0, v0), (l1, v1)) = (outputs(&net, &x, 3), outputs(&moved, &x, 3));
+            assert_eq!(l0, l1);
+            for (a, b) in v0.iter().zip(&v1) {
+                assert!((b - a - 1.0).abs() < 1e-5, "{a} -> {b}");
+            }
+
+            let refused = |ps: &[NamedParam], needle: &str| {
+                let e = net.with_parameters(ps, &dev).expect_err(needle).to_string();
+                assert!(e.contains(needle), "{e:?} lacks {needle:?}");
+            };
+            refused(&params[1..], "parameter tensors");
+            let mut swapped = params.clone();
+            swapped.swap(0, 1);
+            refused(&swapped, "trunk.0.weight");
+            let mut reshaped = params.clone();
+            reshaped[0].shape = vec![6, 5];
+            refused(&reshaped, "trunk.0.weight [5, 6] expected");
+            let mut short = params.clone();
+            short[1].values.pop();
+            refused(&short, "but 5 values");
+            let mut nan = params.clone();
+            nan.last_mut().unwrap().values[0] = f32::NAN;
+            refused(&nan, "not finite");
+        }
     }
 }
