@@ -1,12 +1,14 @@
 //! `uno_attack.Policy`: a checkpoint's network for Python code — its logits and
 //! values on any batch of observations, and its parameters as numpy arrays (to
-//! analyse it, use it as a teacher or baseline, or port it to another framework).
+//! analyse it, use it as a teacher or baseline, or port it to another framework),
+//! and back: weights trained elsewhere in the same layout become a policy that
+//! saves as a checkpoint for the arena, `play` and the `checkpoint:` agent.
 
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
-use uno_agents::neural::{CheckpointMeta, NeuralPolicy};
+use uno_agents::neural::{CheckpointMeta, NamedParam, NeuralPolicy, save_checkpoint};
 use uno_env::{NUM_ACTIONS, OBS_SIZE, OBS_VERSION};
 
 use crate::{contiguous, loads, value_error};
@@ -17,6 +19,8 @@ pub(crate) struct PyPolicy {
     policy: NeuralPolicy,
     meta: CheckpointMeta,
     path: PathBuf,
+    /// Whether its parameters were replaced (`with_parameters`) since it was loaded.
+    edited: bool,
 }
 
 /// `obj` as a C-contiguous array of `dtype` with two dimensions (one row is
@@ -52,7 +56,12 @@ impl PyPolicy {
     fn new(path: PathBuf) -> PyResult<Self> {
         let (policy, meta) = NeuralPolicy::load(&path, Some((OBS_VERSION, OBS_SIZE, NUM_ACTIONS)))
             .map_err(|e| value_error(format!("checkpoint {}: {e}", path.display())))?;
-        Ok(PyPolicy { policy, meta, path })
+        Ok(PyPolicy {
+            policy,
+            meta,
+            path,
+            edited: false,
+        })
     }
 
     /// The checkpoint directory.
@@ -159,6 +168,83 @@ impl PyPolicy {
             out.set_item(p.name, arr)?;
         }
         Ok(out)
+    }
+
+    /// A new `Policy` computing with the weights `params` (`{name: array}`, the layout of
+    /// `parameters()`: every name, each array of its shape, any float or integer dtype,
+    /// finite values), e.g. a port trained in PyTorch or JAX. A missing or unknown name,
+    /// a wrong shape or a value that is not finite raises `ValueError`; this policy is
+    /// unchanged either way.
+    fn with_parameters(&self, params: &Bound<'_, PyDict>) -> PyResult<PyPolicy> {
+        let net = self.policy.net();
+        let expected = net.parameters().map_err(value_error)?;
+        let mut unknown: Vec<String> = Vec::new();
+        for key in params.keys() {
+            let name: String = key
+                .extract()
+                .map_err(|_| value_error(format!("parameter names are strings, got {key}")))?;
+            if !expected.iter().any(|p| p.name == name) {
+                unknown.push(name);
+            }
+        }
+        if !unknown.is_empty() {
+            return Err(value_error(format!(
+                "unknown parameter(s) {unknown:?}; this network has {:?}",
+                expected.iter().map(|p| &p.name).collect::<Vec<_>>()
+            )));
+        }
+        let mut given = Vec::with_capacity(expected.len());
+        for want in expected {
+            let Some(obj) = params.get_item(&want.name)? else {
+                return Err(value_error(format!("parameter {} is missing", want.name)));
+            };
+            let arr = contiguous(
+                &obj,
+                "float32",
+                &format!("parameter {} must be an array of numbers", want.name),
+            )?;
+            let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
+            if shape != want.shape {
+                return Err(value_error(format!(
+                    "parameter {} must have shape {:?}, got {shape:?}",
+                    want.name, want.shape
+                )));
+            }
+            let values: Vec<f32> = arr.call_method1("reshape", (-1,))?.extract()?;
+            given.push(NamedParam { values, ..want });
+        }
+        let policy = self.policy.with_parameters(&given).map_err(value_error)?;
+        Ok(PyPolicy {
+            policy,
+            meta: self.meta.clone(),
+            path: self.path.clone(),
+            edited: true,
+        })
+    }
+
+    /// Writes this network as a checkpoint directory `path` (`model.bpk` and `meta.json`,
+    /// each written atomically; the directory is created if needed), which
+    /// `Policy(path)`, `checkpoint:path` agents and `uno-attack arena` / `play` load.
+    /// The metadata is the loaded checkpoint's; after `with_parameters` its evaluation
+    /// results are dropped and `trained_with` says where the weights came from (with
+    /// `note`, a free-form description such as how they were trained).
+    #[pyo3(signature = (path, note = None))]
+    fn save(&self, py: Python<'_>, path: PathBuf, note: Option<String>) -> PyResult<()> {
+        let mut meta = self.meta.clone();
+        if self.edited || note.is_some() {
+            let before = std::mem::take(&mut meta.trained_with);
+            meta.trained_with = serde_json::json!({
+                "from": self.path.display().to_string(),
+                "parameters_replaced_from_python": self.edited,
+                "note": note,
+                "before": before,
+            });
+        }
+        if self.edited {
+            meta.eval = serde_json::json!({});
+        }
+        py.detach(|| save_checkpoint(&path, self.policy.net(), &meta))
+            .map_err(|e| value_error(format!("checkpoint {}: {e}", path.display())))
     }
 
     fn __repr__(&self) -> String {

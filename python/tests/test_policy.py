@@ -94,3 +94,65 @@ def test_bad_input_is_a_clear_error(tmp_path):
     # An empty batch is fine.
     logits, values = p.forward(np.zeros((0, ua.OBS_SIZE), np.float32))
     assert logits.shape == (0, ua.NUM_ACTIONS) and values.shape == (0,)
+
+
+def test_weights_from_elsewhere_become_a_checkpoint(tmp_path):
+    """`with_parameters` + `save`: a port trained in another framework comes back."""
+    p = ua.Policy(CKPT)
+    params = p.parameters()
+    env = ua.VecEnv("attack-2010", players=4, num_envs=32, seed=5)
+    obs, mask, _ = env.reset()
+    logits, values = p.forward(obs, mask)
+
+    # The same weights (as float64, in another key order) compute the same function.
+    same = p.with_parameters({k: params[k].astype(np.float64) for k in reversed(list(params))})
+    np.testing.assert_array_equal(same.forward(obs, mask)[0], logits)
+
+    # Edited weights: +1 on the value bias moves every value by one, and round-trips
+    # through a checkpoint directory that the arena's agents load.
+    edited = dict(params)
+    edited["value.bias"] = params["value.bias"] + 1.0
+    q = p.with_parameters(edited)
+    q_logits, q_values = q.forward(obs, mask)
+    np.testing.assert_array_equal(q_logits, logits)
+    np.testing.assert_allclose(q_values, values + 1.0, atol=1e-5)
+    out = tmp_path / "ported"
+    q.save(out, note="value bias shifted by one in a test")
+    r = ua.Policy(out)
+    np.testing.assert_array_equal(r.forward(obs, mask)[1], q_values)
+    assert r.meta["eval"] == {}
+    assert r.meta["trained_with"]["parameters_replaced_from_python"] is True
+    assert r.meta["trained_with"]["note"] == "value bias shifted by one in a test"
+    assert (r.meta["rules"], r.meta["players"]) == ("attack-2010", 4)
+    agent = ua.Agent(f"checkpoint:{out}")
+    np.testing.assert_array_equal(agent.act_batch(env), np.argmax(q_logits, axis=1))
+    # The original is untouched.
+    np.testing.assert_array_equal(p.forward(obs, mask)[1], values)
+    # Saving an unedited policy keeps its metadata.
+    p.save(tmp_path / "copy")
+    assert ua.Policy(tmp_path / "copy").meta == p.meta
+
+
+def test_bad_weights_are_a_clear_error(tmp_path):
+    p = ua.Policy(CKPT)
+    params = p.parameters()
+    missing = {k: v for k, v in params.items() if k != "policy.bias"}
+    with pytest.raises(ValueError, match="policy.bias is missing"):
+        p.with_parameters(missing)
+    with pytest.raises(ValueError, match="unknown parameter"):
+        p.with_parameters({**params, "trunk.9.weight": np.zeros((2, 2))})
+    with pytest.raises(ValueError, match=r"must have shape \[256, 1\]"):
+        p.with_parameters({**params, "value.weight": np.zeros((1, 256))})
+    nan = dict(params)
+    nan["trunk.0.bias"] = params["trunk.0.bias"].copy()
+    nan["trunk.0.bias"][3] = np.nan
+    with pytest.raises(ValueError, match="not finite"):
+        p.with_parameters(nan)
+    with pytest.raises(TypeError, match="policy.weight"):
+        p.with_parameters({**params, "policy.weight": "weights"})
+    # A file where the directory should go: an error naming it, nothing written.
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(ValueError, match="file"):
+        p.save(blocker)
+    assert blocker.read_text() == "x"

@@ -196,6 +196,13 @@ class Policy:
         """``{name: array}`` in forward order: ``trunk.{i}.weight`` ``[in, out]``,
         ``trunk.{i}.bias`` (``norms.{i}.gamma``/``beta`` with LayerNorm), ReLU, then
         ``policy.*`` and ``value.*``; a layer computes ``x @ weight + bias``."""
+    def with_parameters(self, params: Dict[str, npt.ArrayLike]) -> "Policy":
+        """A new ``Policy`` with the weights ``params`` (the layout of ``parameters()``:
+        every name, each of its shape, finite values); ``ValueError`` otherwise."""
+    def save(
+        self, path: Union[str, "os.PathLike[str]"], note: Optional[str] = None
+    ) -> None:
+        """Writes the network as a checkpoint directory (``model.bpk``, ``meta.json``)."""
 
 StepResult = Tuple[
     npt.NDArray[np.float32],  # obs [n, OBS_SIZE]

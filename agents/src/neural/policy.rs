@@ -7,7 +7,7 @@ use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
 use rand::Rng;
 
-use super::{CheckpointMeta, NeuralError, PolicyValueNet, load_checkpoint};
+use super::{CheckpointMeta, NamedParam, NeuralError, PolicyValueNet, load_checkpoint};
 
 /// Logit written in place of illegal actions: large, negative and finite (never `-inf`, which
 /// would give NaN in `exp * log` and in gradients).
@@ -39,6 +39,16 @@ impl NeuralPolicy {
     ) -> Result<(Self, CheckpointMeta), NeuralError> {
         let (net, meta) = load_checkpoint(dir, expected)?;
         Ok((Self::new(net), meta))
+    }
+
+    /// The same policy with the weights `params` on the same device (see
+    /// [`PolicyValueNet::with_parameters`], which checks them).
+    pub fn with_parameters(&self, params: &[NamedParam]) -> Result<Self, NeuralError> {
+        let net = self.net.with_parameters(params, &self.device)?;
+        Ok(Self {
+            net,
+            device: self.device.clone(),
+        })
     }
 
     /// The wrapped network.
