@@ -11,7 +11,11 @@ What it shows:
 * REINFORCE on the win reward at the end of each round, with a linear state
   value as baseline and an entropy bonus, trained with Adam;
 * the win rate of the untrained and the trained policy against the opponent on
-  the same deals, with 95% intervals.
+  the same deals, with 95% intervals;
+* with ``--save DIR``, the trained weights as a checkpoint directory
+  (``uno_attack.Policy.from_parameters(...).save(DIR)``: a linear policy is a
+  network with no hidden layer), which the Rust side plays:
+  ``uno-attack arena --rules classic --agents checkpoint:DIR,random-play``.
 
 One update plays exactly one round in each of ``--envs`` games, all dealt anew
 (``env.reset(seed=...)``), so every trajectory comes from the current policy.
@@ -21,6 +25,7 @@ update waits for the longest round.
 
     python python/examples/reinforce_numpy.py            # ~10 s on 2 cores
     python python/examples/reinforce_numpy.py --opponent heuristic --updates 300
+    python python/examples/reinforce_numpy.py --save runs/linear   # then play it from the CLI
 """
 
 from __future__ import annotations
@@ -52,6 +57,12 @@ class LinearPolicy:
         self.lr, self.entropy_bonus = lr, entropy_bonus
         self.adam = {k: (np.zeros_like(p), np.zeros_like(p)) for k, p in self.params.items()}
         self.t = 0
+
+    def checkpoint_parameters(self) -> dict:
+        """The weights in ``uno_attack.Policy``'s layout (no ``trunk.*``: no hidden layer)."""
+        p = self.params
+        return {"policy.weight": p["W"], "policy.bias": p["b"],
+                "value.weight": p["v"][:, None], "value.bias": p["c"].reshape(1)}
 
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Masked logits: an illegal action gets -inf, so probability exactly 0."""
@@ -174,6 +185,8 @@ def parse_args(argv=None):
     ap.add_argument("--eval-games", type=int, default=2000,
                     help="rounds per evaluation (default 2000)")
     ap.add_argument("--quiet", action="store_true", help="no per-update lines")
+    ap.add_argument("--save", metavar="DIR",
+                    help="write the trained policy as a checkpoint directory (checkpoint:DIR)")
     args = ap.parse_args(argv)
     for name in ("updates", "envs", "eval_games"):
         if getattr(args, name) < 1:
@@ -209,6 +222,12 @@ def main(argv=None) -> dict:
         lo, hi = interval(w, g)
         print(f"{name:9s} policy vs {args.opponent}: won {w}/{g} = {w / g:.3f}"
               f"  (95% CI {lo:.3f}-{hi:.3f})")
+    if args.save:
+        trained = uno_attack.Policy.from_parameters(
+            policy.checkpoint_parameters(), rules=args.rules, players=args.players)
+        trained.save(args.save, note=f"reinforce_numpy.py, {args.updates} updates of {args.envs} "
+                                     f"rounds against {args.opponent}, seed {args.seed}")
+        print(f"saved {args.save} (play it as checkpoint:{args.save})")
     print(f"total time {time.perf_counter() - start:.1f}s")
     return {"before": before, "after": after, "params": policy.params}
 

@@ -8,17 +8,19 @@ use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
-use uno_agents::neural::{CheckpointMeta, NamedParam, NeuralPolicy, save_checkpoint};
+use uno_agents::neural::{CheckpointMeta, NamedParam, NetConfig, NeuralPolicy, save_checkpoint};
+use uno_env::Game;
 use uno_env::{NUM_ACTIONS, OBS_SIZE, OBS_VERSION};
 
-use crate::{contiguous, loads, value_error};
+use crate::{contiguous, loads, table_from_py, value_error};
 
 /// A checkpoint's policy/value network (`Policy(path)`), evaluated in Rust.
 #[pyclass(name = "Policy", module = "uno_attack._core", frozen)]
 pub(crate) struct PyPolicy {
     policy: NeuralPolicy,
     meta: CheckpointMeta,
-    path: PathBuf,
+    /// The checkpoint it was loaded from (`None` for one built by `from_parameters`).
+    path: Option<PathBuf>,
     /// Whether its parameters were replaced (`with_parameters`) since it was loaded.
     edited: bool,
 }
@@ -59,14 +61,15 @@ impl PyPolicy {
         Ok(PyPolicy {
             policy,
             meta,
-            path,
+            path: Some(path),
             edited: false,
         })
     }
 
-    /// The checkpoint directory.
+    /// The checkpoint directory it was loaded from (`None` for a policy built by
+    /// `from_parameters`).
     #[getter]
-    fn path(&self) -> PathBuf {
+    fn path(&self) -> Option<PathBuf> {
         self.path.clone()
     }
 
@@ -176,8 +179,7 @@ impl PyPolicy {
     /// a wrong shape or a value that is not finite raises `ValueError`; this policy is
     /// unchanged either way.
     fn with_parameters(&self, params: &Bound<'_, PyDict>) -> PyResult<PyPolicy> {
-        let net = self.policy.net();
-        let expected = net.parameters().map_err(value_error)?;
+        let expected = self.policy.net().parameters().map_err(value_error)?;
         let mut unknown: Vec<String> = Vec::new();
         for key in params.keys() {
             let name: String = key
@@ -198,26 +200,76 @@ impl PyPolicy {
             let Some(obj) = params.get_item(&want.name)? else {
                 return Err(value_error(format!("parameter {} is missing", want.name)));
             };
-            let arr = contiguous(
-                &obj,
-                "float32",
-                &format!("parameter {} must be an array of numbers", want.name),
-            )?;
-            let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
-            if shape != want.shape {
+            let p = named_param(&want.name, &obj)?;
+            if p.shape != want.shape {
                 return Err(value_error(format!(
-                    "parameter {} must have shape {:?}, got {shape:?}",
-                    want.name, want.shape
+                    "parameter {} must have shape {:?}, got {:?}",
+                    want.name, want.shape, p.shape
                 )));
             }
-            let values: Vec<f32> = arr.call_method1("reshape", (-1,))?.extract()?;
-            given.push(NamedParam { values, ..want });
+            given.push(p);
         }
         let policy = self.policy.with_parameters(&given).map_err(value_error)?;
         Ok(PyPolicy {
             policy,
             meta: self.meta.clone(),
             path: self.path.clone(),
+            edited: true,
+        })
+    }
+
+    /// A new `Policy` from weights alone (`{name: array}` in the layout of
+    /// `parameters()`; the hidden widths, LayerNorm and sizes are read from the shapes:
+    /// no `trunk.*` entries is a linear policy) for the table `rules` / `players` (as
+    /// `Game` takes them), which its `meta` and a saved checkpoint record. The input must
+    /// be `OBS_SIZE` wide and the policy head `NUM_ACTIONS`; anything else, a name out of
+    /// place or a value that is not finite raises `ValueError`.
+    #[staticmethod]
+    #[pyo3(signature = (params, rules = None, players = None))]
+    fn from_parameters(
+        params: &Bound<'_, PyDict>,
+        rules: Option<&Bound<'_, PyAny>>,
+        players: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyPolicy> {
+        let (rules, players) = table_from_py(rules, players)?;
+        Game::new(rules.clone(), players).map_err(value_error)?;
+        // The documented order: trunk layers (and norms), then the heads.
+        let mut given = Vec::with_capacity(params.len());
+        let mut names: Vec<String> = Vec::with_capacity(params.len());
+        for (key, obj) in params.iter() {
+            let name: String = key
+                .extract()
+                .map_err(|_| value_error(format!("parameter names are strings, got {key}")))?;
+            given.push(named_param(&name, &obj)?);
+            names.push(name);
+        }
+        given.sort_by_key(|p| parameter_rank(&p.name));
+        let policy = NeuralPolicy::from_parameters(&given).map_err(value_error)?;
+        let net = policy.net();
+        if (net.obs_dim(), net.num_actions()) != (OBS_SIZE, NUM_ACTIONS) {
+            return Err(value_error(format!(
+                "a policy reads {OBS_SIZE} observation values and gives {NUM_ACTIONS} logits; \
+                 these weights have {} and {}",
+                net.obs_dim(),
+                net.num_actions()
+            )));
+        }
+        let mut meta = CheckpointMeta::new(
+            rules.name.clone(),
+            players,
+            OBS_VERSION,
+            NetConfig {
+                obs_dim: net.obs_dim(),
+                num_actions: net.num_actions(),
+                hidden: net.hidden(),
+                layer_norm: names.iter().any(|n| n.starts_with("norms.")),
+            },
+        );
+        meta.rules_toml = Some(rules.to_toml());
+        Ok(PyPolicy {
+            policy,
+            meta,
+            path: None,
             edited: true,
         })
     }
@@ -233,12 +285,15 @@ impl PyPolicy {
         let mut meta = self.meta.clone();
         if self.edited || note.is_some() {
             let before = std::mem::take(&mut meta.trained_with);
-            meta.trained_with = serde_json::json!({
-                "from": self.path.display().to_string(),
-                "parameters_replaced_from_python": self.edited,
+            let mut with = serde_json::json!({
+                "parameters_from_python": self.edited,
                 "note": note,
-                "before": before,
             });
+            if let Some(from) = &self.path {
+                with["from"] = from.display().to_string().into();
+                with["before"] = before;
+            }
+            meta.trained_with = with;
         }
         if self.edited {
             meta.eval = serde_json::json!({});
@@ -248,14 +303,60 @@ impl PyPolicy {
     }
 
     fn __repr__(&self) -> String {
+        let from = match &self.path {
+            Some(p) => format!("{:?}", p.display().to_string()),
+            None => "from parameters".to_string(),
+        };
         format!(
-            "Policy({:?}: {} -> {:?} -> {} actions, trained for {} at {} players)",
-            self.path.display().to_string(),
+            "Policy({from}: {} -> {:?} -> {} actions, trained for {} at {} players)",
             self.policy.obs_dim(),
             self.policy.net().hidden(),
             self.policy.num_actions(),
             self.meta.rules,
             self.meta.players
         )
+    }
+}
+
+/// One parameter from Python: `obj` as float32 values with its shape.
+fn named_param(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<NamedParam> {
+    let arr = contiguous(
+        obj,
+        "float32",
+        &format!("parameter {name} must be an array of numbers"),
+    )?;
+    let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
+    let values: Vec<f32> = arr.call_method1("reshape", (-1,))?.extract()?;
+    Ok(NamedParam {
+        name: name.to_string(),
+        shape,
+        values,
+    })
+}
+
+/// Where a parameter comes in the documented order (layer by layer, weight before
+/// bias, a layer's norm after it, the heads last); unknown names sort last, where
+/// the network's own check names them.
+fn parameter_rank(name: &str) -> (usize, usize) {
+    let part = |p: &str| match p {
+        "weight" => 0,
+        "bias" => 1,
+        "gamma" => 2,
+        "beta" => 3,
+        _ => 4,
+    };
+    let mut it = name.split('.');
+    match (it.next(), it.next(), it.next(), it.next()) {
+        (Some("trunk"), Some(i), Some(p), None) => match i.parse::<usize>() {
+            Ok(i) => (i, part(p)),
+            Err(_) => (usize::MAX, 0),
+        },
+        (Some("norms"), Some(i), Some(p), None) => match i.parse::<usize>() {
+            Ok(i) => (i, part(p)),
+            Err(_) => (usize::MAX, 0),
+        },
+        (Some("policy"), Some(p), None, None) => (usize::MAX - 2, part(p)),
+        (Some("value"), Some(p), None, None) => (usize::MAX - 1, part(p)),
+        _ => (usize::MAX, 0),
     }
 }

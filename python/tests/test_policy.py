@@ -121,7 +121,9 @@ def test_weights_from_elsewhere_become_a_checkpoint(tmp_path):
     r = ua.Policy(out)
     np.testing.assert_array_equal(r.forward(obs, mask)[1], q_values)
     assert r.meta["eval"] == {}
-    assert r.meta["trained_with"]["parameters_replaced_from_python"] is True
+    assert r.meta["trained_with"]["parameters_from_python"] is True
+    assert r.meta["trained_with"]["from"] == str(CKPT)
+    assert r.meta["trained_with"]["before"] == p.meta["trained_with"]
     assert r.meta["trained_with"]["note"] == "value bias shifted by one in a test"
     assert (r.meta["rules"], r.meta["players"]) == ("attack-2010", 4)
     agent = ua.Agent(f"checkpoint:{out}")
@@ -156,3 +158,53 @@ def test_bad_weights_are_a_clear_error(tmp_path):
     with pytest.raises(ValueError, match="file"):
         p.save(blocker)
     assert blocker.read_text() == "x"
+
+
+def test_a_network_from_weights_alone(tmp_path):
+    """`Policy.from_parameters`: any MLP in the documented layout, for any table."""
+    rng = np.random.default_rng(4)
+    n, a = ua.OBS_SIZE, ua.NUM_ACTIONS
+    params = {  # given out of order: the layout is read from the names
+        "value.bias": np.array([0.25]),
+        "policy.weight": rng.normal(size=(16, a)) * 0.1,
+        "trunk.0.bias": rng.normal(size=16),
+        "trunk.0.weight": rng.normal(size=(n, 16)) * 0.05,
+        "policy.bias": np.zeros(a),
+        "value.weight": rng.normal(size=(16, 1)),
+    }
+    p = ua.Policy.from_parameters(params, rules="classic", players=3)
+    assert p.path is None and p.hidden == [16] and not p.layer_norm
+    assert (p.meta["rules"], p.meta["players"], p.meta["obs_version"]) == ("classic", 3, ua.OBS_VERSION)
+    assert "from parameters" in repr(p)
+    env = ua.VecEnv("classic", players=3, num_envs=16, seed=2)
+    obs, mask, _ = env.reset()
+    logits, values = p.forward(obs)
+    np_logits, np_values = numpy_forward(params, obs)
+    np.testing.assert_allclose(logits, np_logits, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(values, np_values, rtol=1e-4, atol=1e-4)
+
+    out = tmp_path / "mlp"
+    p.save(out, note="random weights")
+    q = ua.Policy(out)
+    assert q.meta["trained_with"] == {"parameters_from_python": True, "note": "random weights"}
+    np.testing.assert_array_equal(q.forward(obs)[0], logits)
+    agent = ua.Agent(f"checkpoint:{out}")
+    np.testing.assert_array_equal(agent.act_batch(env), np.argmax(p.forward(obs, mask)[0], axis=1))
+
+    # A linear policy: no trunk at all.
+    lin = ua.Policy.from_parameters({
+        "policy.weight": np.zeros((n, a)), "policy.bias": np.arange(a, dtype=np.float32),
+        "value.weight": np.zeros((n, 1)), "value.bias": np.zeros(1)}, rules="classic", players=2)
+    assert lin.hidden == []
+    np.testing.assert_array_equal(lin.forward(obs)[0][0], np.arange(a))
+
+    with pytest.raises(ValueError, match="reads"):
+        ua.Policy.from_parameters({"policy.weight": np.zeros((5, a)), "policy.bias": np.zeros(a),
+                                   "value.weight": np.zeros((5, 1)), "value.bias": np.zeros(1)},
+                                  rules="classic", players=2)
+    with pytest.raises(ValueError, match="policy.weight is missing"):
+        ua.Policy.from_parameters({"value.bias": np.zeros(1)}, rules="classic", players=2)
+    with pytest.raises(ValueError, match="players"):
+        ua.Policy.from_parameters(params, rules="classic", players=11)
+    with pytest.raises(ValueError, match="parameter tensors"):
+        ua.Policy.from_parameters({**params, "bogus": np.zeros(3)}, rules="classic", players=2)

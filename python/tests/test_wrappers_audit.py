@@ -241,7 +241,8 @@ def test_stub_signatures_match_the_extension(name):
         runtime = inspect.signature(cls if member == "__init__" else getattr(cls, member))
         got = [(p.name, p.default is not inspect.Parameter.empty)
                for p in runtime.parameters.values() if p.name != "self"]
-        args = node.args.args[1:]
+        static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+        args = node.args.args[0 if static else 1:]
         n_defaults = len(node.args.defaults)
         want = [(a.arg, i >= len(args) - n_defaults) for i, a in enumerate(args)]
         assert got == want, f"{name}.{member}"

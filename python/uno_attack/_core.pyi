@@ -174,7 +174,8 @@ class Policy:
 
     def __new__(cls, path: Union[str, "os.PathLike[str]"]) -> "Policy": ...
     @property
-    def path(self) -> pathlib.Path: ...
+    def path(self) -> Optional[pathlib.Path]:
+        """The checkpoint it was loaded from (``None`` when built by ``from_parameters``)."""
     @property
     def obs_dim(self) -> int: ...
     @property
@@ -199,6 +200,14 @@ class Policy:
     def with_parameters(self, params: Dict[str, npt.ArrayLike]) -> "Policy":
         """A new ``Policy`` with the weights ``params`` (the layout of ``parameters()``:
         every name, each of its shape, finite values); ``ValueError`` otherwise."""
+    @staticmethod
+    def from_parameters(
+        params: Dict[str, npt.ArrayLike],
+        rules: Any = None,
+        players: Optional[int] = None,
+    ) -> "Policy":
+        """A ``Policy`` from weights alone (any MLP in the layout of ``parameters()``)
+        for the table ``rules`` / ``players``."""
     def save(
         self, path: Union[str, "os.PathLike[str]"], note: Optional[str] = None
     ) -> None:

@@ -415,6 +415,55 @@ impl PolicyValueNet {
         Ok(net)
     }
 
+    /// A network built from `params` alone, in the layout of
+    /// [`PolicyValueNet::parameters`]: the shape ([`NetConfig`]) is read from the
+    /// weights (`trunk.{i}.weight` gives the hidden widths, `norms.0.gamma` LayerNorm,
+    /// `policy.weight` the input and action sizes), then checked as by
+    /// [`PolicyValueNet::with_parameters`]. For weights trained by another program.
+    pub fn from_parameters(params: &[NamedParam], device: &Device) -> Result<Self, NeuralError> {
+        let shape_of = |name: &str| -> Result<&[usize], NeuralError> {
+            params
+                .iter()
+                .find(|p| p.name == name)
+                .map(|p| p.shape.as_slice())
+                .ok_or_else(|| NeuralError::InvalidConfig(format!("parameter {name} is missing")))
+        };
+        let mut hidden = Vec::new();
+        let mut first_in = None;
+        while let Some(p) = params
+            .iter()
+            .find(|p| p.name == format!("trunk.{}.weight", hidden.len()))
+        {
+            match p.shape.as_slice() {
+                [din, out] => {
+                    first_in.get_or_insert(*din);
+                    hidden.push(*out);
+                }
+                other => {
+                    return Err(NeuralError::InvalidConfig(format!(
+                        "parameter {} must be a matrix [in, out], got shape {other:?}",
+                        p.name
+                    )));
+                }
+            }
+        }
+        let (obs_dim, num_actions) = match shape_of("policy.weight")? {
+            [din, a] => (first_in.unwrap_or(*din), *a),
+            other => {
+                return Err(NeuralError::InvalidConfig(format!(
+                    "parameter policy.weight must be a matrix [in, actions], got shape {other:?}"
+                )));
+            }
+        };
+        let config = NetConfig {
+            obs_dim,
+            num_actions,
+            layer_norm: params.iter().any(|p| p.name == "norms.0.gamma"),
+            hidden,
+        };
+        Self::new_seeded(&config, device, 0)?.with_parameters(params, device)
+    }
+
     /// The same network with the weights `params`, the inverse of
     /// [`PolicyValueNet::parameters`]: the list must name every parameter in the
     /// same order with the same shape (e.g. weights edited on the host, or taken
@@ -858,5 +907,40 @@ mod tests {
             nan.last_mut().unwrap().values[0] = f32::NAN;
             refused(&nan, "not finite");
         }
+    }
+    #[test]
+    fn from_parameters_reads_the_shape_from_the_weights() {
+        let dev = Device::flex();
+        let x: Vec<f32> = (0..10).map(|i| (i as f32 * 0.61).cos()).collect();
+        for (hidden, layer_norm) in [(vec![], false), (vec![7], false), (vec![6, 3], true)] {
+            let cfg = NetConfig {
+                layer_norm,
+                ..config(&hidden)
+            };
+            let net = PolicyValueNet::new_seeded(&cfg, &dev, 9).expect("net");
+            let params = net.parameters().expect("parameters");
+            let rebuilt = PolicyValueNet::from_parameters(&params, &dev).expect("rebuilt");
+            assert_eq!(rebuilt.hidden(), hidden);
+            assert_eq!((rebuilt.obs_dim(), rebuilt.num_actions()), (5, 4));
+            assert_eq!(rebuilt.parameters().expect("parameters"), params);
+            assert_eq!(outputs(&rebuilt, &x, 2), outputs(&net, &x, 2));
+        }
+        let net = PolicyValueNet::new_seeded(&config(&[6]), &dev, 9).expect("net");
+        let params = net.parameters().expect("parameters");
+        let without = |name: &str| -> Vec<NamedParam> {
+            params.iter().filter(|p| p.name != name).cloned().collect()
+        };
+        let err = |ps: &[NamedParam]| {
+            PolicyValueNet::from_parameters(ps, &dev)
+                .expect_err("refused")
+                .to_string()
+        };
+        assert!(err(&without("policy.weight")).contains("policy.weight is missing"));
+        // Without its first layer's weight the list reads as a linear network whose
+        // policy head takes 6 inputs; the unknown trunk.0.bias is then refused.
+        assert!(err(&without("trunk.0.weight")).contains("parameter tensors"));
+        let mut flat = params.clone();
+        flat[0].shape = vec![30];
+        assert!(err(&flat).contains("must be a matrix"));
     }
 }

@@ -41,6 +41,14 @@ impl NeuralPolicy {
         Ok((Self::new(net), meta))
     }
 
+    /// A policy built from weights alone on the plain flex device (see
+    /// [`PolicyValueNet::from_parameters`], which reads the shape and checks them).
+    pub fn from_parameters(params: &[NamedParam]) -> Result<Self, NeuralError> {
+        let device = Device::flex();
+        let net = PolicyValueNet::from_parameters(params, &device)?;
+        Ok(Self::new_on(net, device))
+    }
+
     /// The same policy with the weights `params` on the same device (see
     /// [`PolicyValueNet::with_parameters`], which checks them).
     pub fn with_parameters(&self, params: &[NamedParam]) -> Result<Self, NeuralError> {
