@@ -8,7 +8,7 @@ use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
-use uno_agents::neural::{CheckpointMeta, NamedParam, NetConfig, NeuralPolicy, save_checkpoint};
+use uno_agents::neural::{CheckpointMeta, NamedParam, NeuralPolicy, save_checkpoint};
 use uno_env::Game;
 use uno_env::{NUM_ACTIONS, OBS_SIZE, OBS_VERSION};
 
@@ -233,17 +233,13 @@ impl PyPolicy {
     ) -> PyResult<PyPolicy> {
         let (rules, players) = table_from_py(rules, players)?;
         Game::new(rules.clone(), players).map_err(value_error)?;
-        // The documented order: trunk layers (and norms), then the heads.
         let mut given = Vec::with_capacity(params.len());
-        let mut names: Vec<String> = Vec::with_capacity(params.len());
         for (key, obj) in params.iter() {
             let name: String = key
                 .extract()
                 .map_err(|_| value_error(format!("parameter names are strings, got {key}")))?;
             given.push(named_param(&name, &obj)?);
-            names.push(name);
         }
-        given.sort_by_key(|p| parameter_rank(&p.name));
         let policy = NeuralPolicy::from_parameters(&given).map_err(value_error)?;
         let net = policy.net();
         if (net.obs_dim(), net.num_actions()) != (OBS_SIZE, NUM_ACTIONS) {
@@ -254,17 +250,7 @@ impl PyPolicy {
                 net.num_actions()
             )));
         }
-        let mut meta = CheckpointMeta::new(
-            rules.name.clone(),
-            players,
-            OBS_VERSION,
-            NetConfig {
-                obs_dim: net.obs_dim(),
-                num_actions: net.num_actions(),
-                hidden: net.hidden(),
-                layer_norm: names.iter().any(|n| n.starts_with("norms.")),
-            },
-        );
+        let mut meta = CheckpointMeta::new(rules.name.clone(), players, OBS_VERSION, net.config());
         meta.rules_toml = Some(rules.to_toml());
         Ok(PyPolicy {
             policy,
@@ -332,31 +318,4 @@ fn named_param(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<NamedParam> {
         shape,
         values,
     })
-}
-
-/// Where a parameter comes in the documented order (layer by layer, weight before
-/// bias, a layer's norm after it, the heads last); unknown names sort last, where
-/// the network's own check names them.
-fn parameter_rank(name: &str) -> (usize, usize) {
-    let part = |p: &str| match p {
-        "weight" => 0,
-        "bias" => 1,
-        "gamma" => 2,
-        "beta" => 3,
-        _ => 4,
-    };
-    let mut it = name.split('.');
-    match (it.next(), it.next(), it.next(), it.next()) {
-        (Some("trunk"), Some(i), Some(p), None) => match i.parse::<usize>() {
-            Ok(i) => (i, part(p)),
-            Err(_) => (usize::MAX, 0),
-        },
-        (Some("norms"), Some(i), Some(p), None) => match i.parse::<usize>() {
-            Ok(i) => (i, part(p)),
-            Err(_) => (usize::MAX, 0),
-        },
-        (Some("policy"), Some(p), None, None) => (usize::MAX - 2, part(p)),
-        (Some("value"), Some(p), None, None) => (usize::MAX - 1, part(p)),
-        _ => (usize::MAX, 0),
-    }
 }

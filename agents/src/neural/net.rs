@@ -244,6 +244,16 @@ impl PolicyValueNet {
         Ok(out)
     }
 
+    /// The network's shape.
+    pub fn config(&self) -> NetConfig {
+        NetConfig {
+            obs_dim: self.obs_dim,
+            num_actions: self.num_actions,
+            hidden: self.hidden(),
+            layer_norm: !self.norms.is_empty(),
+        }
+    }
+
     /// The widths of the hidden layers.
     pub fn hidden(&self) -> Vec<usize> {
         self.trunk.iter().map(|l| l.weight.dims()[1]).collect()
@@ -415,10 +425,10 @@ impl PolicyValueNet {
         Ok(net)
     }
 
-    /// A network built from `params` alone, in the layout of
-    /// [`PolicyValueNet::parameters`]: the shape ([`NetConfig`]) is read from the
-    /// weights (`trunk.{i}.weight` gives the hidden widths, `norms.0.gamma` LayerNorm,
-    /// `policy.weight` the input and action sizes), then checked as by
+    /// A network built from `params` alone, named as by [`PolicyValueNet::parameters`]
+    /// but in any order: the shape ([`NetConfig`]) is read from the weights
+    /// (`trunk.{i}.weight` gives the hidden widths, `norms.0.gamma` LayerNorm,
+    /// `policy.weight` the input and action sizes), then the list is checked as by
     /// [`PolicyValueNet::with_parameters`]. For weights trained by another program.
     pub fn from_parameters(params: &[NamedParam], device: &Device) -> Result<Self, NeuralError> {
         let shape_of = |name: &str| -> Result<&[usize], NeuralError> {
@@ -461,7 +471,18 @@ impl PolicyValueNet {
             layer_norm: params.iter().any(|p| p.name == "norms.0.gamma"),
             hidden,
         };
-        Self::new_seeded(&config, device, 0)?.with_parameters(params, device)
+        let net = Self::new_seeded(&config, device, 0)?;
+        // Into the network's own order; unknown names go last, where the check names them.
+        let order = net.parameters()?;
+        let rank = |name: &str| {
+            order
+                .iter()
+                .position(|p| p.name == name)
+                .unwrap_or(usize::MAX)
+        };
+        let mut sorted = params.to_vec();
+        sorted.sort_by_key(|p| rank(&p.name));
+        net.with_parameters(&sorted, device)
     }
 
     /// The same network with the weights `params`, the inverse of
@@ -919,7 +940,10 @@ mod tests {
             };
             let net = PolicyValueNet::new_seeded(&cfg, &dev, 9).expect("net");
             let params = net.parameters().expect("parameters");
-            let rebuilt = PolicyValueNet::from_parameters(&params, &dev).expect("rebuilt");
+            let mut shuffled = params.clone();
+            shuffled.reverse();
+            let rebuilt = PolicyValueNet::from_parameters(&shuffled, &dev).expect("rebuilt");
+            assert_eq!(rebuilt.config(), cfg);
             assert_eq!(rebuilt.hidden(), hidden);
             assert_eq!((rebuilt.obs_dim(), rebuilt.num_actions()), (5, 4));
             assert_eq!(rebuilt.parameters().expect("parameters"), params);
