@@ -74,12 +74,9 @@ pub fn measure<E>(
         for _ in 0..16 {
             step(buf)?;
             steps += envs as u64;
-            episodes += buf
-                .terminated
-                .iter()
-                .chain(&buf.truncated)
-                .map(|&d| d as u64)
-                .sum::<u64>();
+            // Two separate sums: they vectorize, where a chained iterator
+            // does not (the count runs on one thread between batches).
+            episodes += ones(&buf.terminated) + ones(&buf.truncated);
         }
     }
     Ok(Measured {
@@ -87,6 +84,11 @@ pub fn measure<E>(
         episodes,
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// How many flags of `v` are set (each 0 or 1).
+fn ones(v: &[u8]) -> u64 {
+    v.iter().map(|&d| d as u32).sum::<u32>() as u64
 }
 
 /// Steps `envs` random games for about `seconds` and reports the rate.

@@ -11,10 +11,10 @@
 //! A [`Team`] keeps `threads − 1` workers that spin briefly on a batch counter
 //! before parking, and the calling thread takes part in every job, so a step
 //! that follows the previous one closely starts on all cores without a system
-//! call and ends without one. Work is handed out by the job itself (each
-//! thread first takes the parts it took last batch, then helps the others),
-//! so it keeps games in one core's cache and still balances uneven games. The
-//! step path does not allocate.
+//! call and ends without one. Work is handed out by the job itself (the
+//! vectorized core gives each thread the same games every batch, so they stay
+//! in its core's cache, and lets a thread take a part another has not started).
+//! The step path does not allocate.
 
 use std::cell::UnsafeCell;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};

@@ -21,7 +21,6 @@ use crate::state::{Phase, State};
 use crate::team::Team;
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What one episode is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -299,23 +298,37 @@ impl Buffers {
 
 /// The random legal-action picker of [`VecEnv::step_random`] (an agent, not
 /// game chance): SplitMix64, one per game.
+///
+/// It keeps its next output ready (computed when the last one was taken), so
+/// a step's action does not wait on the generator's chain of multiplies: the
+/// branches that dispatch on the action resolve sooner when mispredicted. The
+/// sequence is SplitMix64's either way.
 #[derive(Clone, Debug)]
-pub struct Picker(u64);
+pub struct Picker {
+    /// SplitMix64's counter.
+    state: u64,
+    /// The output for `state`, not yet taken.
+    ready: u64,
+}
 
 impl Picker {
     /// Picker for game `i` of a batch seeded with `seed`.
     pub fn new(seed: u64, i: u64) -> Self {
-        Picker(seed ^ i.wrapping_mul(0xD1B5_4A32_D192_ED03) ^ 0x5EED)
+        let state = (seed ^ i.wrapping_mul(0xD1B5_4A32_D192_ED03) ^ 0x5EED)
+            .wrapping_add(0x9E37_79B9_7F4A_7C15);
+        Picker {
+            state,
+            ready: splitmix(state),
+        }
     }
 
     /// Next 64 random bits.
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        let out = self.ready;
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        self.ready = splitmix(self.state);
+        out
     }
 
     /// Uniform integer in `0..n` (n > 0).
@@ -333,6 +346,14 @@ impl Picker {
         }
         crate::game::select_bit(mask, self.below(mask.count_ones() as u64) as u32) as usize
     }
+}
+
+/// SplitMix64's output function.
+#[inline]
+fn splitmix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// How actions are chosen in a step.
@@ -632,47 +653,46 @@ impl<'a> Chunk<'a> {
     }
 }
 
-/// Parts a batch is cut into per thread: finer than one per thread, so that
-/// threads which finish early take more and uneven games even out.
-const PARTS_PER_THREAD: usize = 8;
-/// Most parts a batch is cut into.
+/// Most parts a batch is cut into (threads beyond it only help).
 const MAX_PARTS: usize = 64;
 
-/// Steps `chunk` on every thread of `team`. The batch is cut into parts, and
-/// each thread owns a contiguous run of them: it steps its own parts first (the
-/// same games every batch, so their states stay in its core's cache), then
-/// takes the next untaken part of the other threads' runs until none is left
-/// (so threads that finish early even out uneven games). Which thread steps a
-/// game does not change its result (every game has its own streams).
+/// A value on a cache line of its own, so that threads taking neighbouring
+/// values do not take the line from each other.
+#[repr(align(64))]
+struct Padded<T>(T);
+
+/// Steps `chunk` on every thread of `team`. The batch is cut into one
+/// contiguous part per thread; each thread steps its own part (the same games
+/// every batch, so their states stay in its core's cache), then takes any part
+/// that no thread has started yet (so a thread that starts late, e.g. one the
+/// host paused, does not hold the batch up). Which thread steps a game does not
+/// change its result (every game has its own streams).
+///
+/// One part per thread is the fastest cut measured: finer parts (2, 4 or 8 a
+/// thread, taken by helpers from the front or the back of the owner's run)
+/// were 2–6 % slower on two threads, each part costing its hand-over between
+/// the cores more than it evened out (`docs/performance.md`, session 36).
 fn parallel_run(team: &mut Team, ctx: &StepCtx<'_>, chunk: Chunk<'_>) {
     let n = chunk.states.len();
-    let threads = team.threads();
-    let parts = (threads * PARTS_PER_THREAD).min(MAX_PARTS).min(n);
-    let slots: [Mutex<Option<Chunk<'_>>>; MAX_PARTS] = std::array::from_fn(|_| Mutex::new(None));
+    let parts = team.threads().min(MAX_PARTS).min(n);
+    let slots: [Padded<Mutex<Option<Chunk<'_>>>>; MAX_PARTS] =
+        std::array::from_fn(|_| Padded(Mutex::new(None)));
     let mut rest = chunk;
     for (p, slot) in slots.iter().enumerate().take(parts) {
         let size = rest.states.len() / (parts - p);
         let (part, tail) = rest.split_at(size);
-        *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(part);
+        *slot.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(part);
         rest = tail;
     }
-    // Owner `o` of `owners` holds parts `start(o)..start(o + 1)`; `cursor[o]`
-    // is the next of them not yet taken, by the owner or by a helper.
-    let owners = threads.min(parts);
-    let start = |o: usize| o * parts / owners;
-    let cursor: [AtomicUsize; MAX_PARTS] = std::array::from_fn(|o| AtomicUsize::new(start(o)));
     team.run(&|t| {
-        for i in 0..owners {
-            let o = (t + i) % owners;
-            loop {
-                let k = cursor[o].fetch_add(1, Ordering::Relaxed);
-                if k >= start(o + 1) {
-                    break;
-                }
-                let part = slots[k].lock().unwrap_or_else(|e| e.into_inner()).take();
-                if let Some(part) = part {
-                    ctx.run_chunk(part);
-                }
+        for i in 0..parts {
+            let part = slots[(t + i) % parts]
+                .0
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
+            if let Some(part) = part {
+                ctx.run_chunk(part);
             }
         }
     });
