@@ -232,7 +232,7 @@ fn one_and_two_threads_give_identical_trajectories() {
         let one = run(1);
         assert!(one == run(2), "{preset}: 1 and 2 threads differ");
         assert!(one == run(3), "{preset}: 1 and 3 threads differ");
-        // More threads than parts per thread allows: uneven runs of parts per thread.
+        // Nine threads: 33 games in parts of uneven size (3 or 4 games each).
         assert!(one == run(9), "{preset}: 1 and 9 threads differ");
     }
 }
