@@ -298,37 +298,23 @@ impl Buffers {
 
 /// The random legal-action picker of [`VecEnv::step_random`] (an agent, not
 /// game chance): SplitMix64, one per game.
-///
-/// It keeps its next output ready (computed when the last one was taken), so
-/// a step's action does not wait on the generator's chain of multiplies: the
-/// branches that dispatch on the action resolve sooner when mispredicted. The
-/// sequence is SplitMix64's either way.
 #[derive(Clone, Debug)]
-pub struct Picker {
-    /// SplitMix64's counter.
-    state: u64,
-    /// The output for `state`, not yet taken.
-    ready: u64,
-}
+pub struct Picker(u64);
 
 impl Picker {
     /// Picker for game `i` of a batch seeded with `seed`.
     pub fn new(seed: u64, i: u64) -> Self {
-        let state = (seed ^ i.wrapping_mul(0xD1B5_4A32_D192_ED03) ^ 0x5EED)
-            .wrapping_add(0x9E37_79B9_7F4A_7C15);
-        Picker {
-            state,
-            ready: splitmix(state),
-        }
+        Picker(seed ^ i.wrapping_mul(0xD1B5_4A32_D192_ED03) ^ 0x5EED)
     }
 
     /// Next 64 random bits.
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
-        let out = self.ready;
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        self.ready = splitmix(self.state);
-        out
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
     }
 
     /// Uniform integer in `0..n` (n > 0).
@@ -346,14 +332,6 @@ impl Picker {
         }
         crate::game::select_bit(mask, self.below(mask.count_ones() as u64) as u32) as usize
     }
-}
-
-/// SplitMix64's output function.
-#[inline]
-fn splitmix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// How actions are chosen in a step.
@@ -656,11 +634,6 @@ impl<'a> Chunk<'a> {
 /// Most parts a batch is cut into (threads beyond it only help).
 const MAX_PARTS: usize = 64;
 
-/// A value on a cache line of its own, so that threads taking neighbouring
-/// values do not take the line from each other.
-#[repr(align(64))]
-struct Padded<T>(T);
-
 /// Steps `chunk` on every thread of `team`. The batch is cut into one
 /// contiguous part per thread; each thread steps its own part (the same games
 /// every batch, so their states stay in its core's cache), then takes any part
@@ -673,12 +646,10 @@ struct Padded<T>(T);
 /// were 2–6 % slower on two threads, each part costing its hand-over between
 /// the cores more than it evened out (`docs/performance.md`, session 36).
 fn parallel_run(team: &mut Team, ctx: &StepCtx<'_>, chunk: Chunk<'_>) {
-    // The slots live on the stack and are set up every batch: as few as the
-    // team needs (64 of them took 0.4 µs a batch of the 27 µs).
-    let threads = team.threads();
-    if threads <= 2 {
-        run_parts::<2>(team, ctx, chunk)
-    } else if threads <= 8 {
+    // The slots live on the stack and are set up every batch: no more than a
+    // small team needs (64 of them took 0.4 µs a batch of the 27 µs, 8 took
+    // 0.3 µs).
+    if team.threads() <= 8 {
         run_parts::<8>(team, ctx, chunk)
     } else {
         run_parts::<MAX_PARTS>(team, ctx, chunk)
@@ -690,19 +661,17 @@ fn parallel_run(team: &mut Team, ctx: &StepCtx<'_>, chunk: Chunk<'_>) {
 fn run_parts<const N: usize>(team: &mut Team, ctx: &StepCtx<'_>, chunk: Chunk<'_>) {
     let n = chunk.states.len();
     let parts = team.threads().min(N).min(n);
-    let slots: [Padded<Mutex<Option<Chunk<'_>>>>; N] =
-        std::array::from_fn(|_| Padded(Mutex::new(None)));
+    let slots: [Mutex<Option<Chunk<'_>>>; N] = std::array::from_fn(|_| Mutex::new(None));
     let mut rest = chunk;
     for (p, slot) in slots.iter().enumerate().take(parts) {
         let size = rest.states.len() / (parts - p);
         let (part, tail) = rest.split_at(size);
-        *slot.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(part);
+        *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(part);
         rest = tail;
     }
     team.run(&|t| {
         for i in 0..parts {
             let part = slots[(t + i) % parts]
-                .0
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .take();
