@@ -400,6 +400,8 @@ impl<E: Events> Ctx<'_, E> {
                         // (`offender` marks it until then).
                         self.s.offender = seat;
                     } else if caught {
+                        // C-4 + A-8 [reading]: the penalty is not a Hit card, so
+                        // `stop_hits_on_fire` does not cut it short.
                         self.take(seat, self.g.rules().options.uno_penalty, false);
                     }
                 }
@@ -721,7 +723,10 @@ impl<E: Events> Ctx<'_, E> {
             Some(c) => {
                 self.s.colour = c.index() as u8;
                 if self.g.effect[f.kind().index()] == Effect::DiscardAll {
-                    // every other card of its colour goes too.
+                    // every other card of its colour goes too, without
+                    // effect. A-9 + A-5 [reading]: that includes a Trade Hands,
+                    // so a Discard All can empty a hand that holds one (A-9
+                    // forbids only *playing* it as the last card).
                     let extra = hand & self.g.colour_cards[c.index()];
                     hand &= !extra;
                     self.s.discard |= extra;
@@ -1149,6 +1154,9 @@ impl<E: Events> Ctx<'_, E> {
         let target = self.s.target;
         self.hit_victim(target, n);
         // play proceeds to the second player (the one after the attacker).
+        // A-17 + C-8 [reading]: at two players that is the dealer, who was just
+        // attacked; C-8's "play returns to the player who played it" is read
+        // as applying to a card played in a turn, not to the start card.
         let next = self.next(self.s.current);
         self.begin_turn(next);
     }

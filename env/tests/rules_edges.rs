@@ -127,6 +127,32 @@ fn a11_a18_wild_hit_start_cards_at_two_players() {
     }
 }
 
+#[test]
+fn a17_c8_wild_attack_attack_start_card_at_two_players_the_dealer_plays_next() {
+    // A-17 start card [reading, docs/env.md]: the player left of the dealer
+    // names the colour and attacks the dealer, the only other seat, who
+    // presses twice; play then proceeds to "the second player", the dealer.
+    // (The same card played in a turn returns play to the attacker, C-8:
+    // `c8_a13_a17_two_players_attack_attack_returns_to_the_player_in_both_resume_modes`.)
+    for preset in ["attack-modern", "attack-2010"] {
+        let g = game_with(preset, 2, |r| {
+            r.options.stop_hits_on_fire = false;
+            r.launcher = LauncherModel::Scripted { outcomes: vec![1] };
+        });
+        for (mut s, _) in deals_with_start(&g, "wild-attack-attack", 3) {
+            let d = s.dealer();
+            expect_turn(&s, 1 - d, Phase::ChooseColour);
+            run(&g, &mut s, &["colour:blue"]);
+            expect_turn(&s, 1 - d, Phase::ChooseTarget);
+            let ev = run(&g, &mut s, &["target:+1"]);
+            assert_eq!(presses(&ev, d), vec![1, 1], "{preset}");
+            assert!(presses(&ev, 1 - d).is_empty(), "{preset}");
+            assert_eq!((s.hand_len(d), s.hand_len(1 - d)), (9, 7), "{preset}");
+            expect_turn(&s, d, Phase::Play);
+        }
+    }
+}
+
 // ----- A-7 / K-3 start cards at ten players ---------------------------------
 
 #[test]
@@ -510,6 +536,59 @@ fn c4_a3_a4_explicit_uno_on_attack_action_cards() {
         assert_eq!(s.hand_len(1), 4);
         expect_turn(&s, 2, Phase::Play);
     }
+}
+
+#[test]
+fn c4_a8_the_uno_penalty_is_not_cut_short_by_stop_hits_on_fire() {
+    // C-4 + A-8 [reading, docs/env.md]: in attack-2010 (`stop_hits_on_fire`)
+    // a Hit 2 stops at the first press that fires, but the missed-UNO
+    // penalty is not a Hit card: both of its presses are made.
+    let g = game_with("attack-2010", 3, |r| {
+        r.options.uno_call = UnoCall::Explicit;
+        r.options.catch_probability = 1.0;
+        r.launcher = LauncherModel::Scripted { outcomes: vec![3] };
+    });
+    assert!(g.rules().options.stop_hits_on_fire);
+    let mut s = build(
+        &g,
+        &scenario(&[&["R-hit2", "R7"], &["G1", "G2"], &["B1", "B2"]], "R5", 0),
+    );
+    let ev = run(&g, &mut s, &["play:R-hit2", "no-uno"]);
+    assert_eq!(presses(&ev, 0), vec![3, 3]);
+    assert_eq!(presses(&ev, 1), vec![3]);
+    assert_eq!((s.hand_len(0), s.hand_len(1)), (7, 5));
+    expect_turn(&s, 2, Phase::Play);
+}
+
+#[test]
+fn a5_a9_discard_all_can_take_a_trade_hands_out_with_it() {
+    // A-9 + A-5 [reading, docs/env.md]: Trade Hands cannot be played as the
+    // only card, but a Discard All throws it away with the rest of its
+    // colour, without effect, and the hand goes out (C-5).
+    let g = scripted("attack-1999", 3, &[1]);
+    let alone = build(
+        &g,
+        &scenario(&[&["R-trade-hands"], &["G1", "G2"], &["B1", "B2"]], "R5", 0),
+    );
+    assert!(!g.legal_actions(&alone).contains(&id("play:R-trade-hands")));
+    let mut s = build(
+        &g,
+        &scenario(
+            &[
+                &["R-discard-all", "R-trade-hands"],
+                &["G1", "G2"],
+                &["B1", "B2"],
+            ],
+            "R5",
+            0,
+        ),
+    );
+    let ev = run(&g, &mut s, &["play:R-discard-all"]);
+    assert!(!ev.iter().any(|e| matches!(e, Event::Traded { .. })));
+    assert_eq!(s.hand_len(0), 0);
+    assert!(s.is_round_over());
+    assert_eq!(s.round_winner(), Some(0));
+    assert_eq!((s.hand_len(1), s.hand_len(2)), (2, 2));
 }
 
 // ----- F-6 at two players ------------------------------------------------------
