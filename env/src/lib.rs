@@ -27,6 +27,7 @@ pub mod card;
 mod engine;
 pub mod error;
 pub mod events;
+pub mod file;
 pub mod game;
 mod invariants;
 pub mod obs;

@@ -617,21 +617,10 @@ impl Rules {
                 },
             );
         }
-        // A rules file is a few kilobytes: a device, a pipe or a huge file
-        // is refused rather than read until memory or patience runs out.
+        // A rules file is a few kilobytes.
         const MAX_RULES_BYTES: u64 = 1 << 20;
-        let io = |e: std::io::Error| ConfigError::Io(format!("{spec}: {e}"));
-        let meta = std::fs::metadata(path).map_err(io)?;
-        if !meta.is_file() {
-            return Err(ConfigError::Io(format!("{spec}: not a regular file")));
-        }
-        if meta.len() > MAX_RULES_BYTES {
-            return Err(ConfigError::Io(format!(
-                "{spec}: {} bytes, more than a rules file's {MAX_RULES_BYTES}",
-                meta.len()
-            )));
-        }
-        let text = std::fs::read_to_string(path).map_err(io)?;
+        let text = crate::file::read_text(path, MAX_RULES_BYTES, "rules file")
+            .map_err(|e| ConfigError::Io(e.to_string()))?;
         // A TOML error names the file it is in.
         Rules::from_toml_str(&text).map_err(|e| match e {
             ConfigError::Toml(m) => ConfigError::Toml(format!("{spec}: {m}")),
@@ -671,6 +660,7 @@ impl Rules {
                 }
             }
         }
+        let named = table.contains_key("name");
         let merged = match table.remove("preset") {
             Some(toml::Value::String(p)) => {
                 let base = Rules::preset(&p)?;
@@ -733,6 +723,14 @@ impl Rules {
                 base_v
             }
             Some(_) => return Err(ConfigError::Toml("`preset` must be a string".into())),
+            // serde's "missing field `name`" would not say how a rules file starts.
+            None if !named => {
+                return Err(ConfigError::Toml(
+                    "neither `preset` nor `name`: start from a preset (`preset = \"attack-2010\"`, then the settings to change) \
+                     or give every setting (`uno-attack rules --rules attack-2010` prints them all)"
+                        .into(),
+                ));
+            }
             None => value,
         };
         // Serde ignores extra keys beside a tag that names a unit variant
@@ -845,6 +843,12 @@ impl Rules {
         let bad = |m: String| Err(ConfigError::Invalid(m));
         // The name is printed (headers, errors, transcripts): no escape
         // sequences or line breaks.
+        if self.name.trim().is_empty() {
+            return bad(
+                "the rules' name is empty: give the rules a name (it tells them apart in headers, checkpoints and transcripts)"
+                    .into(),
+            );
+        }
         if self.name.chars().any(char::is_control) {
             return bad(format!(
                 "the rules' name {:?} holds control characters",

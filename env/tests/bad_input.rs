@@ -454,6 +454,21 @@ fn rule_sets_the_engine_cannot_play_are_refused() {
         &|r| r.name = "cl\u{1b}[31massic".into(),
         "control characters",
     );
+    // ... and not empty (a header would read "rules  · 3 players").
+    invalid(&|r| r.name = " ".into(), "the rules' name is empty");
+}
+
+#[test]
+fn a_rules_file_without_preset_or_name_says_how_to_start() {
+    for text in ["", "[options]\nmega_hit = false\n"] {
+        let e = Rules::from_toml_str(text).unwrap_err().to_string();
+        assert!(e.contains("neither `preset` nor `name`"), "{e}");
+        assert!(e.contains("preset = \"attack-2010\""), "{e}");
+    }
+    let e = Rules::from_toml_str("preset = \"classic\"\nname = \"\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("the rules' name is empty"), "{e}");
 }
 
 #[test]

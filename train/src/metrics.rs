@@ -14,6 +14,8 @@ use tensorboard_rs::summary_writer::FileWriter;
 
 /// Name of the JSON-lines copy of the metrics inside the log directory.
 pub const METRICS_JSONL: &str = "metrics.jsonl";
+/// How the names of TensorBoard's event files (written beside it) begin.
+pub const TFEVENTS_PREFIX: &str = "events.out.tfevents";
 
 /// Errors of the metrics sink (tensorboard-rs itself panics on I/O errors, so the directory is
 /// checked up front and problems are reported here instead).
@@ -273,11 +275,7 @@ mod tests {
         let events: Vec<_> = fs::read_dir(&dir)
             .expect("dir")
             .filter_map(|e| e.ok())
-            .filter(|e| {
-                e.file_name()
-                    .to_string_lossy()
-                    .starts_with("events.out.tfevents")
-            })
+            .filter(|e| e.file_name().to_string_lossy().starts_with(TFEVENTS_PREFIX))
             .collect();
         assert_eq!(events.len(), 1);
         let len = events[0].metadata().expect("meta").len();
@@ -292,7 +290,7 @@ mod tests {
         let mut files: Vec<PathBuf> = fs::read_dir(dir)
             .expect("dir")
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.to_string_lossy().contains("events.out.tfevents"))
+            .filter(|p| p.to_string_lossy().contains(TFEVENTS_PREFIX))
             .collect();
         files.sort();
         let mut events = Vec::new();

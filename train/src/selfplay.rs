@@ -444,6 +444,20 @@ pub enum TrainError {
     /// The output directory holds other files and `--resume` was not given.
     #[error("{} is not empty (it holds {}): a new run needs a new or empty --out (--resume continues a run stopped before its first checkpoint)", .0.display(), .1)]
     NotEmpty(PathBuf, String),
+    /// `--resume` of a run that already has the steps asked for: nothing
+    /// was trained and nothing in the run was changed (not a failure).
+    #[error(
+        "the run in {} already has {steps} steps, which reaches --steps {budget}: nothing to train, and the run is left as it was (give a larger --steps to continue it)",
+        out.display()
+    )]
+    NothingToTrain {
+        /// The run directory.
+        out: PathBuf,
+        /// Steps the run has.
+        steps: u64,
+        /// The step budget asked for.
+        budget: u64,
+    },
     /// Another `train` holds the run directory's lock file.
     #[error("{0}")]
     Locked(String),
@@ -926,21 +940,45 @@ impl Trainer {
         if !resume && trained {
             return Err(TrainError::RunExists(out.to_path_buf()));
         }
-        if !resume {
-            // Anything else in the directory is not ours to overwrite (a
-            // config.toml of the user's, a metrics.jsonl to append to).
-            let mut others: Vec<String> = std::fs::read_dir(out)
+        // The directory's entries other than those `ours` accepts, sorted.
+        let others = |ours: &dyn Fn(&str) -> bool| -> Result<Vec<String>, TrainError> {
+            let mut names: Vec<String> = std::fs::read_dir(out)
                 .map_err(io_error("read", out))?
                 .filter_map(Result::ok)
                 .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n != LOCK_FILE)
+                .filter(|n| !ours(n))
                 .collect();
+            names.sort();
+            Ok(names)
+        };
+        if !resume {
+            // Anything else in the directory is not ours to overwrite (a
+            // config.toml of the user's, a metrics.jsonl to append to).
+            let others = others(&|n| n == LOCK_FILE)?;
             if !others.is_empty() {
-                others.sort();
                 return Err(TrainError::NotEmpty(
                     out.to_path_buf(),
                     uno_agents::neural::summarize(&others),
                 ));
+            }
+        } else if !trained {
+            // A run stopped before its first checkpoint holds only what it
+            // writes at its start. Anything else means --out is not a run's
+            // directory (the parent of several runs, a home directory), and
+            // a new run would be written in among the files there.
+            let others = others(&|n| {
+                n == LOCK_FILE
+                    || n == "config.toml"
+                    || n == crate::metrics::METRICS_JSONL
+                    || n.starts_with(crate::metrics::TFEVENTS_PREFIX)
+            })?;
+            if !others.is_empty() {
+                return Err(TrainError::NoRun(format!(
+                    "cannot resume: {} holds no training run (no {TRAINER_FILE}, latest/, best/ or pool/) but other files ({}); \
+                     give the run's own directory as --out (nothing was changed)",
+                    out.display(),
+                    uno_agents::neural::summarize(&others)
+                )));
             }
         }
         let mut notes: Vec<String> = lock.note().map(String::from).into_iter().collect();
@@ -1112,6 +1150,15 @@ impl Trainer {
             };
             (learner, TrainerState::default())
         };
+        // Checked once the run and the config were found to fit each other,
+        // and before anything is written (the metrics, config.toml).
+        if resume && state.steps >= cfg.steps {
+            return Err(TrainError::NothingToTrain {
+                out: out.to_path_buf(),
+                steps: state.steps,
+                budget: cfg.steps,
+            });
+        }
         state.episodes_per_table.resize(tables.len(), 0);
         state.eval_seed.get_or_insert(cfg.seed ^ EVAL_SALT);
         learner.attach_critic(ORACLE_SIZE)?;
@@ -1468,6 +1515,10 @@ impl Trainer {
             snaps.resize_with(self.pool.len(), Group::default);
             let roll = Instant::now();
             let steps_before = self.state.steps;
+            // A rollout cut short by a stop is thrown away, so the counters
+            // go back to where the last update left them: the steps of that
+            // rollout are not trained on and do not use up the run's --steps.
+            let counted = (self.state.episodes, self.state.episodes_per_table.clone());
             while self.ready.len() < self.cfg.batch_samples && !stop.load(Ordering::Relaxed) {
                 self.state.steps += self.step(&mut learner, &mut snaps, &mut actions)?;
                 if window.0.elapsed().as_secs_f64() > 2.0 {
@@ -1477,6 +1528,8 @@ impl Trainer {
                 }
             }
             if stop.load(Ordering::Relaxed) {
+                self.state.steps = steps_before;
+                (self.state.episodes, self.state.episodes_per_table) = counted;
                 break;
             }
             let rollout_secs = roll.elapsed().as_secs_f64();

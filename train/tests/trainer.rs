@@ -829,12 +829,73 @@ fn an_incomplete_or_missing_run_is_never_overwritten_or_silently_restarted() {
     let e = err(tiny(5_000), &typo, true);
     assert!(e.contains("no run to resume"), "{e}");
     assert!(!typo.exists());
-    // A directory without checkpoints (stopped before the first) starts afresh.
+    // A directory without checkpoints (stopped before the first) starts afresh,
+    // also when it holds what such a run writes at its start.
     let fresh = dir.path().join("fresh");
     std::fs::create_dir(&fresh).unwrap();
     assert!(Trainer::new(tiny(5_000), &fresh, true).is_ok());
+    std::fs::write(fresh.join("metrics.jsonl"), "").unwrap();
+    std::fs::write(fresh.join("events.out.tfevents.1.host"), "").unwrap();
+    assert!(Trainer::new(tiny(5_000), &fresh, true).is_ok());
+    // A directory that holds other things is not a run (the parent of the
+    // runs, a home directory): --resume refuses rather than write a new run
+    // in among them.
+    let parent = dir.path();
+    std::fs::write(parent.join(".bashrc"), "# mine").unwrap();
+    let listing = |d: &std::path::Path| {
+        let mut v: Vec<_> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        v.sort();
+        v
+    };
+    let was = listing(parent);
+    let e = err(tiny(5_000), parent, true);
+    assert!(
+        e.contains("holds no training run") && e.contains(".bashrc") && e.contains("fresh"),
+        "{e}"
+    );
+    assert_eq!(listing(parent), was, "nothing was written");
     // And the intact run resumes.
     assert!(Trainer::new(tiny(5_000), &out, true).is_ok());
+}
+
+#[test]
+fn a_stop_during_a_rollout_does_not_count_its_thrown_away_steps() {
+    // Ctrl-C mid-rollout throws that rollout away; the saved counters are
+    // the last update's, so its steps do not use up the run's --steps.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let mut t = Trainer::new(tiny(50_000_000), &out, false).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut updates = 0;
+    let mut at_update = Vec::new();
+    {
+        let stop = stop.clone();
+        // After the second update, stop 30 ms into the next rollout (a stop
+        // that lands in an update instead finishes it: the check holds too).
+        t.run(stop.clone(), |p| {
+            if p.updates > updates {
+                updates = p.updates;
+                at_update.push(p.steps);
+                if updates == 2 {
+                    let stop = stop.clone();
+                    std::thread::spawn(move || {
+                        std::thread::sleep(std::time::Duration::from_millis(30));
+                        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                    });
+                }
+            }
+        })
+        .unwrap();
+    }
+    let s = t.state().clone();
+    assert!(s.updates >= 2, "{s:?}");
+    assert_eq!(Some(&s.steps), at_update.last(), "{s:?} {at_update:?}");
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("trainer.json")).unwrap()).unwrap();
+    assert_eq!(saved["steps"], s.steps);
 }
 
 #[test]
@@ -1268,7 +1329,8 @@ fn a_renamed_run_keeps_its_own_pool_and_leaves_other_runs_alone() {
     // A snapshot that is gone is left out with a note naming it, and the
     // listed paths follow the loaded pool.
     std::fs::remove_dir_all(old.join(&entries[0])).unwrap();
-    let t = Trainer::new(pooled(40_000), &old, true).unwrap();
+    // (A budget above the run's steps: a resume with nothing to train is refused.)
+    let t = Trainer::new(pooled(400_000), &old, true).unwrap();
     let notes = t.notes().join("\n");
     assert!(
         notes.contains("cannot be loaded") && notes.contains(&entries[0]),
@@ -1348,7 +1410,19 @@ fn resume_applies_changed_learner_settings_and_says_so() {
     let metrics = std::fs::read_to_string(out.join("metrics.jsonl")).unwrap();
     assert_eq!(series(&metrics, "train/epochs").last(), Some(&2.0));
     // Unchanged settings: no note.
-    let t = Trainer::new(config, &out, true).unwrap();
+    let done = config.steps;
+    let err = Trainer::new(config.clone(), &out, true)
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        matches!(err, TrainError::NothingToTrain { budget, .. } if budget == done),
+        "{err}"
+    );
+    let more = TrainConfig {
+        steps: done * 10,
+        ..config
+    };
+    let t = Trainer::new(more, &out, true).unwrap();
     assert!(t.notes().is_empty(), "{:?}", t.notes());
 }
 
@@ -1772,6 +1846,31 @@ fn cli_resume_keeps_the_runs_start_and_recorded_settings() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(err.contains("nothing to train"), "{err}");
+    // ... and the run is left as it was, also with a --steps below its own
+    // (which used to be written into its config.toml and meta.json).
+    let files = |d: &Path| {
+        let mut all = std::collections::BTreeMap::new();
+        let mut todo = vec![d.to_path_buf()];
+        while let Some(p) = todo.pop() {
+            for e in std::fs::read_dir(&p).unwrap() {
+                let e = e.unwrap().path();
+                if e.is_dir() {
+                    todo.push(e);
+                } else {
+                    all.insert(e.clone(), std::fs::read(&e).unwrap());
+                }
+            }
+        }
+        all
+    };
+    let run_files = files(&out);
+    let o = train(&["--resume", "--steps", "1000"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && err.contains("left as it was"),
+        "{err}"
+    );
+    assert!(files(&out) == run_files, "the run changed");
     let before = std::fs::read(out.join("trainer.json")).unwrap();
     let init = dir.path().join("init.toml");
     std::fs::write(&init, "init = \"checkpoints/classic-2p\"\n").unwrap();
@@ -1782,7 +1881,7 @@ fn cli_resume_keeps_the_runs_start_and_recorded_settings() {
     assert_eq!(std::fs::read(out.join("trainer.json")).unwrap(), before);
     // No config.toml: the checkpoint's record (classic, hidden [16]) is used.
     std::fs::remove_file(out.join("config.toml")).unwrap();
-    let o = train(&["--resume", "--steps", "4000"]);
+    let o = train(&["--resume", "--steps", "12000"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(err.contains("has no config.toml"), "{err}");
@@ -1823,14 +1922,16 @@ fn cli_resume_with_a_config_changes_only_what_it_names() {
             .output()
             .unwrap()
     };
-    let run = resume_with("steps = 3000\n[learner]\nlr = 0.0005\n");
+    // (A budget above the steps the first run already has, or there is
+    // nothing to train and the run is left as it was.)
+    let run = resume_with("steps = 20000\n[learner]\nlr = 0.0005\n");
     let err = String::from_utf8_lossy(&run.stderr);
     assert!(run.status.success(), "{err}");
     assert!(err.contains("resuming classic at 2 players"), "{err}");
     let cfg: TrainConfig =
         toml::from_str(&std::fs::read_to_string(out.join("config.toml")).unwrap()).unwrap();
     assert_eq!((cfg.rules.as_str(), cfg.players), ("classic", 2));
-    assert_eq!((cfg.envs, cfg.batch_samples, cfg.steps), (16, 256, 3000));
+    assert_eq!((cfg.envs, cfg.batch_samples, cfg.steps), (16, 256, 20000));
     assert_eq!((cfg.learner.epochs, cfg.learner.minibatch_size), (1, 256));
     assert!((cfg.learner.lr - 0.0005).abs() < 1e-9, "{}", cfg.learner.lr);
     // A changed table is still refused, by name.

@@ -348,7 +348,7 @@ pub fn load_weights(net: PolicyValueNet, path: &Path) -> Result<PolicyValueNet, 
         .try_load_file(path)
         .map_err(|e| NeuralError::CorruptWeights {
             path: path.to_path_buf(),
-            message: e.to_string(),
+            message: describe_load_error(&e.to_string()),
         })?;
     let (bad, total) = non_finite_weights(&net);
     if bad > 0 {
@@ -360,6 +360,37 @@ pub fn load_weights(net: PolicyValueNet, path: &Path) -> Result<PolicyValueNet, 
         });
     }
     Ok(net)
+}
+
+/// Burn's load error in a user's words where it is a known case: weights of
+/// other shapes than the network `meta.json` describes, or a damaged header.
+/// Other errors keep burn's text.
+fn describe_load_error(burn: &str) -> String {
+    const SHAPE: &str = ": shape mismatch, expected Shape { dims: [";
+    if let Some(at) = burn.find(SHAPE) {
+        let name = burn[..at].rsplit('"').next().unwrap_or("?");
+        let rest = &burn[at + SHAPE.len()..];
+        let wants = rest.split(']').next().unwrap_or("?");
+        let has = rest
+            .split("record has Shape { dims: [")
+            .nth(1)
+            .and_then(|r| r.split(']').next())
+            .unwrap_or("?");
+        let n = burn.matches("shape mismatch").count();
+        let more = if n > 1 {
+            format!(" and {} more tensor(s)", n - 1)
+        } else {
+            String::new()
+        };
+        return format!(
+            "the weights do not fit the network meta.json describes ({name} is [{has}] in the file, the network needs [{wants}]{more}): \
+             meta.json was edited, or the weights come from another checkpoint"
+        );
+    }
+    if burn.contains("Metadata deserialization error") {
+        return format!("the file's header is damaged ({burn})");
+    }
+    burn.to_string()
 }
 
 /// How many of `net`'s weights are not finite numbers (NaN or infinite), and how many it has.

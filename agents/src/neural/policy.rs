@@ -516,10 +516,16 @@ mod tests {
         };
         let other_net = PolicyValueNet::new(&other, &Device::flex()).expect("valid");
         crate::neural::save_weights(&other_net, &model).expect("save other");
-        assert!(matches!(
-            load_checkpoint(&dir, None),
-            Err(NeuralError::CorruptWeights { .. })
-        ));
+        let e = load_checkpoint(&dir, None).map(|_| ()).unwrap_err();
+        assert!(matches!(e, NeuralError::CorruptWeights { .. }), "{e}");
+        // Said in the user's words, naming a tensor and both shapes.
+        let text = e.to_string();
+        assert!(
+            text.contains("the weights do not fit the network meta.json describes")
+                && text.contains("trunk.1.weight is [16, 9] in the file")
+                && !text.contains("Shape {"),
+            "{text}"
+        );
         std::fs::remove_file(&model).expect("rm");
         assert!(matches!(
             load_checkpoint(&dir, None),

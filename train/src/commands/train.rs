@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use uno_train::selfplay::{TrainConfig, Trainer};
+use uno_train::selfplay::{TrainConfig, TrainError, Trainer};
 
 /// A second Ctrl-C or SIGTERM sooner than this after the first is taken as the
 /// same request (not "quit at once without saving").
@@ -162,7 +162,15 @@ pub fn run(a: Args) -> CmdResult {
     let _ = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build_global();
-    let mut trainer = Trainer::new(cfg, &a.out, a.resume).map_err(|e| e.to_string())?;
+    let mut trainer = match Trainer::new(cfg, &a.out, a.resume) {
+        Ok(t) => t,
+        // Not a failure: the run is left as it was.
+        Err(e @ TrainError::NothingToTrain { .. }) => {
+            eprintln!("note: {e}");
+            return Ok(());
+        }
+        Err(e) => return Err(e.to_string()),
+    };
     for note in trainer.notes() {
         eprintln!("{note}");
     }
@@ -179,13 +187,6 @@ pub fn run(a: Args) -> CmdResult {
             c.steps,
             a.out.display()
         );
-        if a.resume && trainer.state().steps >= c.steps {
-            eprintln!(
-                "note: the run already has {} steps, which reaches --steps {}: nothing to train (give a larger --steps to continue it)",
-                trainer.state().steps,
-                c.steps
-            );
-        }
     }
     let stop = Arc::new(AtomicBool::new(false));
     {
@@ -224,8 +225,13 @@ pub fn run(a: Args) -> CmdResult {
         pb
     });
     let mut last_print = std::time::Instant::now();
+    let stopping = stop.clone();
     trainer
         .run(stop.clone(), |p| {
+            // After "interrupted: saving …" the line would read as progress.
+            if stopping.load(Ordering::Relaxed) {
+                return;
+            }
             let msg = format!(
                 "{:.0} steps/s · update {} · recent wins {:.1}%",
                 p.steps_per_sec,
@@ -336,8 +342,10 @@ fn recorded_config(out: &std::path::Path) -> Result<Option<(String, TrainConfig)
 }
 
 fn read_config(path: &std::path::Path, what: &str) -> Result<(String, TrainConfig), String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    // A training config is a few kilobytes.
+    const MAX_CONFIG_BYTES: u64 = 1 << 20;
+    let text = uno_env::file::read_text(path, MAX_CONFIG_BYTES, "training config")
+        .map_err(|e| format!("cannot read {e}"))?;
     let cfg = toml::from_str::<TrainConfig>(&text)
         .map_err(|e| format!("{what} {}", toml_error(path, &text, &e)))?;
     Ok((text, cfg))

@@ -80,23 +80,10 @@ impl Transcript {
 
     /// Reads a transcript written by [`Transcript::save`].
     pub fn load(path: &Path) -> Result<Transcript, String> {
-        // A regular file of bounded size: not a FIFO that blocks, nor
-        // /dev/zero that never ends (a long match's transcript is a few MB).
+        // A long match's transcript is a few MB.
         const MAX_TRANSCRIPT_BYTES: u64 = 256 << 20;
-        let meta =
-            std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        if !meta.is_file() {
-            return Err(format!("{}: not a regular file", path.display()));
-        }
-        if meta.len() > MAX_TRANSCRIPT_BYTES {
-            return Err(format!(
-                "{}: {} bytes, more than a transcript's {MAX_TRANSCRIPT_BYTES}",
-                path.display(),
-                meta.len()
-            ));
-        }
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = uno_env::file::read_text(path, MAX_TRANSCRIPT_BYTES, "transcript")
+            .map_err(|e| format!("cannot read {e}"))?;
         let value: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| format!("{} is not a transcript: {e}", path.display()))?;
         // Every string may reach the terminal: no escape sequences anywhere
