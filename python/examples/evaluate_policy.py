@@ -83,6 +83,10 @@ def main(argv=None):
         ap.error(f"--weights must be numbers, got {args.weights!r}")
     if len(weights) != len(paths):
         ap.error(f"{len(paths)} checkpoints but {len(weights)} weights")
+    # The logits of illegal actions are masked to a large negative number: only
+    # positive finite weights keep them below every legal action's.
+    if not all(math.isfinite(w) and w > 0 for w in weights):
+        ap.error(f"--weights must be finite numbers above 0, got {args.weights!r}")
     try:
         policies = [ua.Policy(p) for p in paths]
         for path, policy in zip(paths, policies):

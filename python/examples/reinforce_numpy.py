@@ -167,7 +167,7 @@ def interval(wins, games, z=1.96):
     p = wins / games
     centre = (p + z * z / (2 * games)) / (1 + z * z / games)
     half = z / (1 + z * z / games) * math.sqrt(p * (1 - p) / games + z * z / (4 * games**2))
-    return centre - half, centre + half
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def parse_args(argv=None):
@@ -188,6 +188,11 @@ def parse_args(argv=None):
     ap.add_argument("--save", metavar="DIR",
                     help="write the trained policy as a checkpoint directory (checkpoint:DIR)")
     args = ap.parse_args(argv)
+    for name in ("lr", "entropy"):
+        if not math.isfinite(getattr(args, name)) or getattr(args, name) < 0:
+            ap.error(f"--{name} must be a finite number of at least 0")
+    if args.lr == 0:
+        ap.error("--lr must be above 0")
     for name in ("updates", "envs", "eval_games"):
         if getattr(args, name) < 1:
             ap.error(f"--{name.replace('_', '-')} must be at least 1")

@@ -38,8 +38,23 @@ fn rows<'py>(
     let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
     let one = ndim == 1;
     if !(one || ndim == 2) || shape.last() != Some(&width) {
+        // The caller's shape (numpy makes a 0-d array 1-d on the way), as Python writes it.
+        let given: Vec<usize> = obj
+            .getattr("shape")
+            .and_then(|s| s.extract())
+            .unwrap_or(shape);
+        let given = match given.as_slice() {
+            [d] => format!("({d},)"),
+            dims => format!(
+                "({})",
+                dims.iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
         return Err(value_error(format!(
-            "{what} must have shape ({width},) or (n, {width}), got {shape:?}"
+            "{what} must have shape ({width},) or (n, {width}), got {given}"
         )));
     }
     let arr = if one {

@@ -71,7 +71,9 @@ def test_help_exits_0():
 
 def test_bad_flags_are_usage_errors():
     for argv in (["--updates", "x"], ["--envs", "0"], ["--rules", "nope"],
-                 ["--opponent", "bogus"], ["--players", "11"], ["--no-such-flag"]):
+                 ["--opponent", "bogus"], ["--players", "11"], ["--no-such-flag"],
+                 # A NaN step size trained a NaN network that still "won" (its first legal action).
+                 ["--lr", "nan"], ["--lr", "0"], ["--entropy", "-1"], ["--entropy", "inf"]):
         out = run_cli(*argv)
         assert out.returncode == 2, (argv, out.stderr)
         assert "error:" in out.stderr and "Traceback" not in out.stderr, (argv, out.stderr)
@@ -109,7 +111,10 @@ def test_evaluate_policy_measures_a_checkpoint_reproducibly():
 def test_evaluate_policy_bad_flags_are_usage_errors():
     for argv in (["--checkpoints", "no-such-dir"], ["--checkpoints", CLASSIC, "--weights", "1,2"],
                  ["--checkpoints", CLASSIC, "--weights", "x"], ["--checkpoints", CLASSIC, "--opponent", "bogus"],
-                 ["--checkpoints", CLASSIC, "--games", "0"], ["--checkpoints", CLASSIC, "--players", "11"]):
+                 ["--checkpoints", CLASSIC, "--games", "0"], ["--checkpoints", CLASSIC, "--players", "11"],
+                 # Weights of 0, below 0 or NaN undid the mask: illegal actions were played.
+                 ["--checkpoints", CLASSIC, "--weights", "0"], ["--checkpoints", CLASSIC, "--weights=-1"],
+                 ["--checkpoints", CLASSIC, "--weights", "nan"]):
         out = run_evaluate(*argv)
         assert out.returncode == 2, (argv, out.stderr)
         assert "error:" in out.stderr and "Traceback" not in out.stderr, (argv, out.stderr)

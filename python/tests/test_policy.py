@@ -83,8 +83,13 @@ def test_bad_input_is_a_clear_error(tmp_path):
     obs = np.zeros((3, ua.OBS_SIZE), np.float32)
     with pytest.raises(ValueError, match=rf"\(n, {ua.OBS_SIZE}\)"):
         p.forward(np.zeros((3, 10), np.float32))
-    with pytest.raises(ValueError, match="shape"):
+    with pytest.raises(ValueError, match=rf"got \(2, 3, {ua.OBS_SIZE}\)$"):
         p.forward(np.zeros((2, 3, ua.OBS_SIZE), np.float32))
+    # The caller's shape, as Python writes it (numpy makes a 0-d array 1-d on the way).
+    with pytest.raises(ValueError, match=r"got \(\)$"):
+        p.forward(np.float32(1.0))
+    with pytest.raises(ValueError, match=r"got \(10,\)$"):
+        p.forward(np.zeros(10, np.float32))
     with pytest.raises(ValueError, match="2 rows for 3"):
         p.forward(obs, np.ones((2, ua.NUM_ACTIONS), np.uint8))
     with pytest.raises(ValueError, match="mask"):
