@@ -15,11 +15,17 @@
 //! vectorized core gives each thread the same games every batch, so they stay
 //! in its core's cache, and lets a thread take a part another has not started).
 //! The step path does not allocate.
+//!
+//! A worker joins a batch through a gate that the caller closes once its own
+//! share is done: the caller waits only for workers that joined. A worker the
+//! host has not scheduled (the cores busy with other programs) misses the
+//! batch, the caller steps its part, and no batch waits a time slice of the
+//! scheduler for a thread that would find nothing left to do.
 
 use std::cell::UnsafeCell;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -36,23 +42,34 @@ const SPINS_PER_CLOCK_READ: u32 = 64;
 /// lifetime erased (see [`Team::run`] for why that is sound).
 type JobPtr = *const (dyn Fn(usize) + Sync + 'static);
 
+/// The gate word: workers inside the current batch's job (low bits), whether
+/// the batch still takes workers ([`OPEN`]), and the batch's number (from
+/// [`EPOCH_SHIFT`] up; it wraps after 2^47 batches).
+const INSIDE: u64 = (1 << 16) - 1;
+/// The gate bit: set while workers may join the current batch.
+const OPEN: u64 = 1 << 16;
+/// Where the batch number starts in the gate word.
+const EPOCH_SHIFT: u32 = 17;
+
 struct Shared {
-    /// Number of the current batch; a worker runs the job when it changes.
-    epoch: AtomicU64,
-    /// The current batch's job, written before `epoch` is bumped.
+    /// Batch number, open flag and workers inside (see [`INSIDE`]). A worker
+    /// runs the job of a batch only if it joined while the gate was open.
+    gate: AtomicU64,
+    /// The current batch's job, written before the gate opens.
     job: UnsafeCell<Option<JobPtr>>,
-    /// Workers that have not finished the current batch.
-    busy: AtomicUsize,
     /// A worker's job panicked in the current batch.
     panicked: AtomicBool,
+    /// Workers that have started (see [`Team::new`]).
+    started: AtomicU64,
     /// Workers should exit.
     shutdown: AtomicBool,
 }
 
 // SAFETY: `job` is written only by the caller of `Team::run` while no worker
-// reads it (all workers have finished the previous batch: `busy == 0`), and
-// read by workers only after an acquire load of the `epoch` the caller bumped
-// with release ordering after the write. The closure it points to is `Sync`.
+// reads it (the previous batch's gate is closed with no worker inside), and
+// read by a worker only after it joined the batch with an acquire
+// compare-exchange on the gate the caller opened with release ordering after
+// the write. The closure it points to is `Sync`.
 unsafe impl Sync for Shared {}
 // SAFETY: as above; the raw pointer is only dereferenced under that protocol.
 unsafe impl Send for Shared {}
@@ -66,11 +83,13 @@ pub(crate) struct Team {
 impl Team {
     /// A team running jobs on `threads` threads (the caller and `threads − 1` workers).
     pub(crate) fn new(threads: usize) -> std::io::Result<Team> {
+        // The gate counts the workers inside a batch in its low bits.
+        assert!(threads as u64 <= INSIDE, "a team of {threads} threads");
         let shared = Arc::new(Shared {
-            epoch: AtomicU64::new(0),
+            gate: AtomicU64::new(0),
             job: UnsafeCell::new(None),
-            busy: AtomicUsize::new(0),
             panicked: AtomicBool::new(false),
+            started: AtomicU64::new(0),
             shutdown: AtomicBool::new(false),
         });
         let mut team = Team {
@@ -83,6 +102,12 @@ impl Team {
                 .name(format!("uno-env-{i}"))
                 .spawn(move || worker(&shared, i))?;
             team.workers.push(handle);
+        }
+        // A worker joins only the batches it is in time for: wait until each
+        // has started, so that the first batches have them, and so that their
+        // start (which allocates: the thread's name) is over before any step.
+        while team.shared.started.load(Ordering::Acquire) < team.workers.len() as u64 {
+            thread::yield_now();
         }
         Ok(team)
     }
@@ -97,31 +122,39 @@ impl Team {
     /// the caller, `1..threads` for the workers, the same in every batch), so
     /// the job can give a thread the same games batch after batch (they stay in
     /// its core's cache). The job divides the work itself.
+    /// A worker that has not joined by the time the caller's own share is done
+    /// does not run this batch: the job must let any thread take work another
+    /// has not started (as the vectorized core's does), so that the caller
+    /// alone finishes whatever the absent workers would have done.
     /// A panic in any thread's job is resumed here after all have finished.
     /// (`&mut self`: one batch at a time, so `job` is never written while a
     /// worker reads it.)
     pub(crate) fn run(&mut self, job: &(dyn Fn(usize) + Sync)) {
         let s = &*self.shared;
-        // SAFETY: every worker finished the previous batch (`busy` reached 0
-        // before the last `run` returned), so none reads `job` now. The
+        // SAFETY: the previous batch's gate was closed with no worker inside
+        // before the last `run` returned, so none reads `job` now. The
         // lifetime is erased for storage only: this function does not return
-        // (or unwind) before `busy` is 0 again, i.e. before every worker is
-        // done with the closure, and workers never touch `job` between batches.
+        // (or unwind) before this batch's gate is closed with no worker inside,
+        // i.e. before every worker that joined is done with the closure; a
+        // worker that did not join never reads it.
         unsafe {
             *s.job.get() = Some(std::mem::transmute::<&(dyn Fn(usize) + Sync), JobPtr>(job));
         }
-        s.busy.store(self.workers.len(), Ordering::Relaxed);
-        s.epoch.fetch_add(1, Ordering::Release);
+        let epoch = (s.gate.load(Ordering::Relaxed) >> EPOCH_SHIFT).wrapping_add(1);
+        s.gate.store(epoch << EPOCH_SHIFT | OPEN, Ordering::Release);
         for w in &self.workers {
             // Cheap when the worker is spinning; wakes it when parked.
             w.thread().unpark();
         }
         let mine = catch_unwind(AssertUnwindSafe(|| job(0)));
+        // Close the gate, then wait for the workers that joined.
+        let mut inside = s.gate.fetch_and(!OPEN, Ordering::Acquire) & INSIDE;
         let mut wait = Spin::new();
-        while s.busy.load(Ordering::Acquire) != 0 {
+        while inside != 0 {
             if !wait.spin() {
                 thread::yield_now();
             }
+            inside = s.gate.load(Ordering::Acquire) & INSIDE;
         }
         let worker_panicked = s.panicked.swap(false, Ordering::Relaxed);
         if let Err(e) = mine {
@@ -162,16 +195,18 @@ impl Spin {
 }
 
 fn worker(s: &Shared, index: usize) {
+    s.started.fetch_add(1, Ordering::Release);
     let mut seen = 0u64;
     loop {
         let mut wait = Spin::new();
+        let mut gate;
         loop {
             if s.shutdown.load(Ordering::Acquire) {
                 return;
             }
-            let e = s.epoch.load(Ordering::Acquire);
-            if e != seen {
-                seen = e;
+            gate = s.gate.load(Ordering::Relaxed);
+            if gate >> EPOCH_SHIFT != seen {
+                seen = gate >> EPOCH_SHIFT;
                 break;
             }
             if !wait.spin() {
@@ -180,14 +215,33 @@ fn worker(s: &Shared, index: usize) {
                 thread::park();
             }
         }
-        // SAFETY: `job` was written before the release bump of `epoch` that
-        // the acquire load above observed, and stays valid until this worker
-        // decrements `busy` (see `Team::run`).
-        let job = unsafe { &*(*s.job.get()).expect("job set before the epoch") };
-        if catch_unwind(AssertUnwindSafe(|| job(index))).is_err() {
-            s.panicked.store(true, Ordering::Relaxed);
+        #[cfg(test)]
+        while tests::HOLD_WORKERS.load(Ordering::Relaxed) {
+            thread::yield_now();
         }
-        s.busy.fetch_sub(1, Ordering::Release);
+        // Join batch `seen` while its gate is open; once it has closed (the
+        // caller finished without this worker) or a later batch has begun,
+        // this batch is over for this worker.
+        while gate >> EPOCH_SHIFT == seen && gate & OPEN != 0 {
+            match s
+                .gate
+                .compare_exchange_weak(gate, gate + 1, Ordering::Acquire, Ordering::Relaxed)
+            {
+                Ok(_) => {
+                    // SAFETY: `job` was written before the release store that
+                    // opened this gate, which the acquire exchange above
+                    // observed, and stays valid until this worker leaves
+                    // (see `Team::run`).
+                    let job = unsafe { &*(*s.job.get()).expect("job set before the gate opens") };
+                    if catch_unwind(AssertUnwindSafe(|| job(index))).is_err() {
+                        s.panicked.store(true, Ordering::Relaxed);
+                    }
+                    s.gate.fetch_sub(1, Ordering::Release);
+                    break;
+                }
+                Err(now) => gate = now,
+            }
+        }
     }
 }
 
@@ -206,9 +260,18 @@ impl Drop for Team {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::mpsc;
+
+    /// While set, workers that saw a new batch wait before joining it, as
+    /// threads the host has not scheduled would.
+    pub(super) static HOLD_WORKERS: AtomicBool = AtomicBool::new(false);
+    /// Serializes the tests that depend on [`HOLD_WORKERS`] being clear or set.
+    static HOLD: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
     #[test]
     fn every_thread_runs_each_job_and_work_is_shared() {
+        let _hold = HOLD.lock().unwrap_or_else(|e| e.into_inner());
         for threads in 1..=4 {
             let mut team = Team::new(threads).unwrap();
             assert_eq!(team.threads(), threads);
@@ -229,9 +292,15 @@ mod tests {
                         sum.fetch_add(k + round, Ordering::Relaxed);
                     }
                 });
-                assert_eq!(entered.load(Ordering::Relaxed), threads);
-                // Each thread passes its own index: 0..threads, each once.
-                assert_eq!(indices.load(Ordering::Relaxed), (1 << threads) - 1);
+                // The caller always runs the job; a worker that had not
+                // joined when the caller's share was done misses the batch.
+                let entered = entered.load(Ordering::Relaxed);
+                assert!((1..=threads).contains(&entered), "{entered}");
+                // Each thread passes its own index, 0..threads, at most once.
+                let indices = indices.load(Ordering::Relaxed);
+                assert_eq!(indices & 1, 1);
+                assert_eq!(indices.count_ones() as usize, entered);
+                assert!(indices < 1 << threads);
                 assert_eq!(
                     sum.load(Ordering::Relaxed),
                     (0..parts).map(|k| k + round).sum::<usize>()
@@ -241,16 +310,94 @@ mod tests {
     }
 
     #[test]
-    fn a_panicking_job_is_reported_and_the_team_keeps_working() {
-        let mut team = Team::new(2).unwrap();
-        let caught = catch_unwind(AssertUnwindSafe(|| {
-            team.run(&|_| panic!("boom"));
-        }));
-        assert!(caught.is_err());
-        let count = AtomicUsize::new(0);
-        team.run(&|_| {
-            count.fetch_add(1, Ordering::Relaxed);
+    fn a_worker_that_cannot_run_does_not_hold_up_the_batch() {
+        let _hold = HOLD.lock().unwrap_or_else(|e| e.into_inner());
+        let (done, finished) = mpsc::channel();
+        let driver = thread::spawn(move || {
+            let mut team = Team::new(3).unwrap();
+            let runs = |team: &mut Team, batches: usize| {
+                let mut by_workers = 0;
+                for _ in 0..batches {
+                    let next = AtomicUsize::new(0);
+                    let workers = AtomicUsize::new(0);
+                    team.run(&|t| {
+                        while next.fetch_add(1, Ordering::Relaxed) < 8 {
+                            if t != 0 {
+                                workers.fetch_add(1, Ordering::Relaxed);
+                            }
+                        }
+                    });
+                    // Every part was taken, by whichever thread.
+                    assert!(next.load(Ordering::Relaxed) >= 8);
+                    by_workers += workers.load(Ordering::Relaxed);
+                }
+                by_workers
+            };
+            // Workers held off every batch: the caller steps them all alone
+            // (it used to wait for each worker to run the batch, so this hung).
+            HOLD_WORKERS.store(true, Ordering::Relaxed);
+            let alone = runs(&mut team, 1_000);
+            HOLD_WORKERS.store(false, Ordering::Relaxed);
+            // Released, the workers join batches again: one whose caller
+            // waits (up to a second) for them is run by all three.
+            let entered = AtomicUsize::new(0);
+            team.run(&|_| {
+                entered.fetch_add(1, Ordering::Relaxed);
+                let start = Instant::now();
+                while entered.load(Ordering::Relaxed) < 3
+                    && start.elapsed() < Duration::from_secs(1)
+                {
+                    std::hint::spin_loop();
+                }
+            });
+            done.send((alone, entered.load(Ordering::Relaxed))).unwrap();
         });
+        let (alone, joined) = finished
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the batches finished while the workers were held");
+        driver.join().unwrap();
+        assert_eq!(alone, 0, "no held worker ran a part");
+        assert_eq!(joined, 3, "released workers join batches again");
+    }
+
+    #[test]
+    fn a_panicking_job_is_reported_and_the_team_keeps_working() {
+        let _hold = HOLD.lock().unwrap_or_else(|e| e.into_inner());
+        let mut team = Team::new(2).unwrap();
+        // The caller waits (up to a second) for the worker to join, so that
+        // the worker surely runs the batch.
+        let both = |entered: &AtomicUsize, t: usize| {
+            entered.fetch_add(1, Ordering::Relaxed);
+            let start = Instant::now();
+            while t == 0
+                && entered.load(Ordering::Relaxed) < 2
+                && start.elapsed() < Duration::from_secs(1)
+            {
+                std::hint::spin_loop();
+            }
+        };
+        for worker_only in [false, true] {
+            let entered = AtomicUsize::new(0);
+            let caught = catch_unwind(AssertUnwindSafe(|| {
+                team.run(&|t| {
+                    both(&entered, t);
+                    if t != 0 || !worker_only {
+                        panic!("boom");
+                    }
+                });
+            }));
+            let e = caught.expect_err("the panic is resumed in the caller");
+            if worker_only {
+                let msg = e
+                    .downcast_ref::<&str>()
+                    .map(|m| m.to_string())
+                    .or_else(|| e.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                assert!(msg.contains("a worker thread"), "{msg}");
+            }
+        }
+        let count = AtomicUsize::new(0);
+        team.run(&|t| both(&count, t));
         assert_eq!(count.load(Ordering::Relaxed), 2);
     }
 }

@@ -87,9 +87,10 @@ fn vec_env_steps_do_not_allocate(threads: usize) {
     let mut buf = Buffers::with_legal_ids(n);
     env.reset(buf.batch()).unwrap();
     // One warm-up step. A worker thread allocates once while it starts (the
-    // standard library's per-thread set-up), which may still be under way when
-    // `VecEnv::new` returns; after one step every worker has surely started.
-    // (Checked: with a 50 ms pause instead of the step the count is also 0.)
+    // standard library's per-thread set-up, its name); `VecEnv::new` returns
+    // only once every worker has started, so that is over. (Before 2026-11-27
+    // the first step ensured it: every worker then ran every batch, and a
+    // worker now runs only the batches it is in time for.)
     env.step_random(buf.batch(), true).unwrap();
     let mut actions = vec![0u32; n];
     let mut pickers: Vec<Picker> = (0..n as u64).map(|i| Picker::new(2, i)).collect();
