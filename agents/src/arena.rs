@@ -33,7 +33,7 @@
 use crate::agent::{Agent, mix_seed};
 use crate::error::AgentError;
 use crate::spec::{AgentSpec, build, check_checkpoints};
-use crate::stats::{Z95, bradley_terry, diff_ci, wilson};
+use crate::stats::{Z95, bradley_terry, bradley_terry_cov, diff_ci, wilson};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -666,6 +666,16 @@ impl fmt::Display for ArenaReport {
                 a.mean_rank
             )?;
         }
+        if self.truncated > 0 {
+            // `chance` assumes every game has a winner.
+            let won = 1.0 - self.truncated as f64 / self.games.max(1) as f64;
+            writeln!(
+                f,
+                "{} games ({:.1} %) were cut at the decision cap and won by no one: agents all alike would win {won:.3} × chance, not chance",
+                self.truncated,
+                100.0 * (1.0 - won)
+            )?;
+        }
         if let Some(d) = &self.diff {
             writeln!(
                 f,
@@ -723,6 +733,11 @@ pub struct LeagueEntry {
     pub index: usize,
     /// Bradley–Terry rating on the Elo scale (mean 0).
     pub rating: f64,
+    /// Half the width of the rating's 95 % interval (Elo points), from the
+    /// fit's Fisher information; `None` when the league's pairs do not connect
+    /// every agent. Reports written before 2026-11-27 lack it.
+    #[serde(default)]
+    pub rating_ci95: Option<f64>,
     /// Games played.
     pub games: u64,
     /// Games won.
@@ -740,6 +755,36 @@ pub struct LeagueReport {
     pub specs: Vec<String>,
     /// Each pair's arena report.
     pub pairs: Vec<ArenaReport>,
+    /// The ratings' covariance (Elo², in input order; see
+    /// [`crate::stats::bradley_terry_cov`]), for the uncertainty of a
+    /// difference of two ratings. Reports written before 2026-11-27 lack it.
+    #[serde(default)]
+    pub rating_cov: Option<Vec<Vec<f64>>>,
+}
+
+impl LeagueReport {
+    /// Neighbours in the table (by place) whose ratings' difference is within
+    /// its 95 % interval: `(place a, place b, difference, half-width)`, places
+    /// counted from 0. The fit cannot tell such agents apart.
+    pub fn close_neighbours(&self) -> Vec<(usize, usize, f64, f64)> {
+        let Some(c) = &self.rating_cov else {
+            return Vec::new();
+        };
+        let k = c.len();
+        self.table
+            .windows(2)
+            .enumerate()
+            .filter_map(|(r, w)| {
+                let (a, b) = (w[0].index, w[1].index);
+                if a >= k || b >= k {
+                    return None;
+                }
+                let d = w[0].rating - w[1].rating;
+                let half = Z95 * (c[a][a] + c[b][b] - 2.0 * c[a][b]).max(0.0).sqrt();
+                (d.abs() <= half).then_some((r, r + 1, d, half))
+            })
+            .collect()
+    }
 }
 
 /// Runs a round-robin league and rates it with Bradley–Terry (a checkpoint
@@ -787,12 +832,14 @@ pub fn run_league(
         .map(|r| r.iter().map(|&x| x as f64).collect())
         .collect();
     let ratings = bradley_terry(&wf);
+    let rating_cov = bradley_terry_cov(&wf, &ratings);
     let specs: Vec<String> = cfg.specs.iter().map(|s| s.to_string()).collect();
     let mut table: Vec<LeagueEntry> = (0..k)
         .map(|i| LeagueEntry {
             spec: specs[i].clone(),
             index: i,
             rating: ratings[i],
+            rating_ci95: rating_cov.as_ref().map(|c| Z95 * c[i][i].max(0.0).sqrt()),
             games: cfg.games_per_pair * (k as u64 - 1),
             wins: wins[i].iter().sum(),
         })
@@ -803,6 +850,7 @@ pub fn run_league(
         wins,
         specs,
         pairs: reports,
+        rating_cov,
     })
 }
 
@@ -811,19 +859,28 @@ impl fmt::Display for LeagueReport {
         let w = self.specs.iter().map(|s| s.len()).max().unwrap_or(5).max(5);
         writeln!(
             f,
-            "{:>3}  {:<w$}  {:>8}  {:>7}  {:>7}  {:>6}",
-            "#", "agent", "rating", "games", "wins", "win%"
+            "{:>3}  {:<w$}  {:>8}  {:>6}  {:>7}  {:>7}  {:>6}",
+            "#", "agent", "rating", "±95%", "games", "wins", "win%"
         )?;
         for (r, e) in self.table.iter().enumerate() {
             writeln!(
                 f,
-                "{:>3}  {:<w$}  {:>+8.1}  {:>7}  {:>7}  {:>5.1}%",
+                "{:>3}  {:<w$}  {:>+8.1}  {:>6}  {:>7}  {:>7}  {:>5.1}%",
                 r + 1,
                 e.spec,
                 e.rating,
+                e.rating_ci95.map_or("n/a".into(), |h| format!("{h:.1}")),
                 e.games,
                 e.wins,
                 100.0 * e.wins as f64 / e.games.max(1) as f64
+            )?;
+        }
+        for (a, b, d, half) in self.close_neighbours() {
+            writeln!(
+                f,
+                "#{} and #{} are not told apart: their difference is {d:+.1} ± {half:.1} (95 %); see their head-to-head below",
+                a + 1,
+                b + 1
             )?;
         }
         writeln!(

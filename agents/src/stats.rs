@@ -90,6 +90,81 @@ pub fn bradley_terry(wins: &[Vec<f64>]) -> Vec<f64> {
     r.iter().map(|x| x - mean).collect()
 }
 
+/// Elo points per natural-log unit of Bradley–Terry strength (`400 / ln 10`).
+const ELO_PER_LN: f64 = 400.0 / std::f64::consts::LN_10;
+
+/// The covariance (Elo² scale) of the centred Bradley–Terry `ratings` fitted
+/// to `wins` ([`bradley_terry`]), from the Fisher information of the games
+/// each pair decided (`wins[i][j] + wins[j][i]`): the Moore–Penrose inverse of
+/// that information (its null direction, shifting every rating alike, is the
+/// one the centring removes). `None` when the pairs played do not connect
+/// every agent (their ratings are then not comparable). The prior of
+/// [`bradley_terry`] is left out: at thousands of games it does not matter.
+pub fn bradley_terry_cov(wins: &[Vec<f64>], ratings: &[f64]) -> Option<Vec<Vec<f64>>> {
+    let k = ratings.len();
+    // Information of θ = ln strength, plus 1/k in every cell: L + 11ᵀ/k,
+    // whose inverse minus 11ᵀ/k is L⁺ for a connected comparison graph.
+    let mut info = vec![vec![1.0 / k as f64; k]; k];
+    for i in 0..k {
+        for j in 0..k {
+            if i == j {
+                continue;
+            }
+            let n = wins[i][j] + wins[j][i];
+            let pi = 1.0 / (1.0 + 10f64.powf((ratings[j] - ratings[i]) / 400.0));
+            let v = n * pi * (1.0 - pi);
+            info[i][i] += v;
+            info[i][j] -= v;
+        }
+    }
+    let mut cov = invert(info)?;
+    for row in &mut cov {
+        for c in row.iter_mut() {
+            *c = (*c - 1.0 / k as f64) * ELO_PER_LN * ELO_PER_LN;
+        }
+    }
+    Some(cov)
+}
+
+/// The inverse of a small square matrix by Gauss–Jordan elimination with
+/// partial pivoting; `None` when it is singular (to rounding).
+fn invert(mut a: Vec<Vec<f64>>) -> Option<Vec<Vec<f64>>> {
+    let k = a.len();
+    let scale = a
+        .iter()
+        .flatten()
+        .fold(0.0f64, |m, x| m.max(x.abs()))
+        .max(f64::MIN_POSITIVE);
+    let mut inv: Vec<Vec<f64>> = (0..k)
+        .map(|i| (0..k).map(|j| f64::from(u8::from(i == j))).collect())
+        .collect();
+    for c in 0..k {
+        let p = (c..k).max_by(|&x, &y| a[x][c].abs().total_cmp(&a[y][c].abs()))?;
+        if a[p][c].abs() <= 1e-12 * scale {
+            return None;
+        }
+        a.swap(c, p);
+        inv.swap(c, p);
+        let d = a[c][c];
+        for j in 0..k {
+            a[c][j] /= d;
+            inv[c][j] /= d;
+        }
+        for r in 0..k {
+            if r != c {
+                let f = a[r][c];
+                if f != 0.0 {
+                    for j in 0..k {
+                        a[r][j] -= f * a[c][j];
+                        inv[r][j] -= f * inv[c][j];
+                    }
+                }
+            }
+        }
+    }
+    Some(inv)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,5 +225,48 @@ mod tests {
             vec![20.0, 40.0, 0.0],
         ]);
         assert!(r[0] > r[1] && r[1] > r[2]);
+    }
+
+    #[test]
+    fn bradley_terry_cov_matches_the_two_agent_closed_form() {
+        // Two agents, 1,000 decided games, 600 to 400: Var(θ₁ − θ₂) is
+        // 1 / (n π (1 − π)) at the fitted π, and each centred rating carries
+        // a quarter of it.
+        let wins = vec![vec![0.0, 600.0], vec![400.0, 0.0]];
+        let r = bradley_terry(&wins);
+        let cov = bradley_terry_cov(&wins, &r).expect("connected");
+        let pi = 1.0 / (1.0 + 10f64.powf((r[1] - r[0]) / 400.0));
+        let var_diff = ELO_PER_LN * ELO_PER_LN / (1000.0 * pi * (1.0 - pi));
+        let got = cov[0][0] + cov[1][1] - 2.0 * cov[0][1];
+        assert!((got - var_diff).abs() < 1e-9 * var_diff, "{got} {var_diff}");
+        assert!((cov[0][0] - var_diff / 4.0).abs() < 1e-9 * var_diff);
+        // Centred: the ratings' sum has no variance.
+        let sum: f64 = cov.iter().flatten().sum();
+        assert!(sum.abs() < 1e-9 * var_diff, "{sum}");
+    }
+
+    #[test]
+    fn bradley_terry_cov_shrinks_with_games_and_needs_a_connected_league() {
+        let league = |n: f64| {
+            vec![
+                vec![0.0, 0.6 * n, 0.7 * n],
+                vec![0.4 * n, 0.0, 0.6 * n],
+                vec![0.3 * n, 0.4 * n, 0.0],
+            ]
+        };
+        let se = |n: f64| {
+            let w = league(n);
+            let c = bradley_terry_cov(&w, &bradley_terry(&w)).unwrap();
+            c[0][0].sqrt()
+        };
+        // Four times the games, half the standard error.
+        assert!((se(1000.0) / se(4000.0) - 2.0).abs() < 1e-3);
+        // Agent 2 never played: its rating is not comparable.
+        let apart = vec![
+            vec![0.0, 60.0, 0.0],
+            vec![40.0, 0.0, 0.0],
+            vec![0.0, 0.0, 0.0],
+        ];
+        assert!(bradley_terry_cov(&apart, &bradley_terry(&apart)).is_none());
     }
 }

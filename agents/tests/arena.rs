@@ -488,6 +488,13 @@ fn league_ranks_the_ladder_and_reports_progress() {
         .collect();
     assert!(h2h[0].starts_with("#1 heuristic"), "{text}");
     assert!(h2h[2].starts_with("#3 random"), "{text}");
+    // Each rating has its interval; random is far below greedy and
+    // heuristic is above it at 300 games a pair, so no neighbours are close.
+    for e in &r.table {
+        let h = e.rating_ci95.expect("a connected league");
+        assert!(h > 0.0 && h < 400.0, "{r}");
+    }
+    assert!(r.close_neighbours().is_empty(), "{r}");
     let greedy_row: Vec<&str> = h2h[1].split_whitespace().collect();
     assert_eq!(
         greedy_row[..3],
@@ -495,6 +502,42 @@ fn league_ranks_the_ladder_and_reports_progress() {
         "{text}"
     );
     serde_json::to_string(&r).unwrap();
+}
+
+#[test]
+fn league_names_neighbours_the_ratings_cannot_order() {
+    // An agent listed twice: its two entries' ratings differ only by chance,
+    // and the report says the ratings cannot order them.
+    let cfg = LeagueConfig {
+        rules: Rules::preset("classic").unwrap(),
+        players: 2,
+        specs: specs(&["greedy", "random", "greedy"]),
+        games_per_pair: 2000,
+        seed: 3,
+        threads: 1,
+    };
+    let r = run_league(&cfg, None).unwrap();
+    assert_eq!(r.table[2].spec, "random", "{r}");
+    let close = r.close_neighbours();
+    assert_eq!(close.len(), 1, "{r}");
+    let (a, b, d, half) = close[0];
+    assert_eq!((a, b), (0, 1));
+    assert!(d.abs() <= half && half > 0.0, "{r}");
+    assert!(
+        r.to_string().contains("#1 and #2 are not told apart"),
+        "{r}"
+    );
+    // The covariance survives JSON; a report without it (written before
+    // 2026-11-27) still reads, with no intervals.
+    let json = serde_json::to_value(&r).unwrap();
+    assert!(json["rating_cov"].is_array() && json["table"][0]["rating_ci95"].is_number());
+    let mut old = json.clone();
+    old.as_object_mut().unwrap().remove("rating_cov");
+    for e in old["table"].as_array_mut().unwrap() {
+        e.as_object_mut().unwrap().remove("rating_ci95");
+    }
+    let old: uno_agents::arena::LeagueReport = serde_json::from_value(old).unwrap();
+    assert!(old.close_neighbours().is_empty() && old.table[0].rating_ci95.is_none());
 }
 
 /// The hand-written agents' choices, pinned: wins per agent and total
