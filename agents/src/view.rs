@@ -90,7 +90,7 @@ impl<'a> PublicView<'a> {
         self.state.pending_hits()
     }
 
-    /// Colours `p` pressed/drew on since they last played (bit per colour).
+    /// Colours `p` pressed/drew on by choice in its turn since they last played (bit per colour).
     pub fn pressed_on(&self, p: usize) -> u8 {
         self.state.pressed_on(p)
     }

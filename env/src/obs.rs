@@ -121,7 +121,7 @@ pub const PIECES: [Piece; 10] = [
         SEATS,
         [MAX_PLAYERS, SEAT_FEATURES],
         "per relative seat (0 = observer, k = k seats left): present, in the match, hand size / 10, \
-         score / target, UNO called, pressed/drew on red, yellow, green, blue since last playing, next to play: \
+         score / target, UNO called, pressed/drew by choice (in its turn: not when hit, stacked upon or drawing for a Wild Draw Four) on red, yellow, green, blue since last playing, next to play: \
          the seat after the one to act in the current direction, a function of the seating and not a forecast \
          (so not the seat that plays next during a bonus play, A-21, a Mega Hit stack, A-14, which resumes \
          after the first hitter, a start card's colour, A-7, whose namer plays first, after a Wild \

@@ -326,7 +326,8 @@ impl State {
         self.stack as usize
     }
 
-    /// Colours (bit per colour) on which `seat` pressed/drew since they last played.
+    /// Colours (bit per colour) on which `seat` pressed/drew by choice in its turn
+    /// (not when hit or stacked upon) since they last played.
     pub fn pressed_on(&self, seat: usize) -> u8 {
         byte(&self.pressed_on, seat) & PRESSED_BITS
     }

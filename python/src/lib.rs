@@ -868,7 +868,7 @@ impl PyState {
     /// `history` piece and `seats` flags): a dict with `named_colour` (the colour it last
     /// named after a wild, or None), `last_played_colour` (of its last coloured card, or
     /// None), `taken_since_play` (cards that entered its hand since it last played, the
-    /// deal included, up to 31) and `pressed_on` (colours it pressed/drew on since then).
+    /// deal included, up to 31) and `pressed_on` (colours it pressed/drew on by choice in its turn since then).
     fn history<'py>(
         &self,
         py: Python<'py>,
