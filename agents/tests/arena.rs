@@ -455,6 +455,18 @@ fn spec_errors_name_the_problem() {
     ));
 }
 
+/// A classic league of `list` at `players` seats.
+fn classic_league(list: &[&str], players: usize, games_per_pair: u64, seed: u64) -> LeagueConfig {
+    LeagueConfig {
+        rules: Rules::preset("classic").unwrap(),
+        players,
+        specs: specs(list),
+        games_per_pair,
+        seed,
+        threads: 1,
+    }
+}
+
 #[test]
 fn league_ranks_the_ladder_and_reports_progress() {
     let calls = AtomicU64::new(0);
@@ -508,14 +520,7 @@ fn league_ranks_the_ladder_and_reports_progress() {
 fn league_names_neighbours_the_ratings_cannot_order() {
     // An agent listed twice: its two entries' ratings differ only by chance,
     // and the report says the ratings cannot order them.
-    let cfg = LeagueConfig {
-        rules: Rules::preset("classic").unwrap(),
-        players: 2,
-        specs: specs(&["greedy", "random", "greedy"]),
-        games_per_pair: 2000,
-        seed: 3,
-        threads: 1,
-    };
+    let cfg = classic_league(&["greedy", "random", "greedy"], 2, 2000, 3);
     let r = run_league(&cfg, None).unwrap();
     assert_eq!(r.table[2].spec, "random", "{r}");
     let close = r.close_neighbours();
@@ -628,14 +633,7 @@ fn confusing_specs_and_tables_get_messages_that_say_why() {
         "{e}"
     );
     // A league at an odd table: the pairs cannot share it (it blamed the agent count).
-    let cfg = LeagueConfig {
-        rules: Rules::preset("classic").unwrap(),
-        players: 3,
-        specs: specs(&["random", "greedy", "heuristic"]),
-        games_per_pair: 2,
-        seed: 0,
-        threads: 1,
-    };
+    let cfg = classic_league(&["random", "greedy", "heuristic"], 3, 2, 0);
     let e = run_league(&cfg, None).unwrap_err().to_string();
     assert!(e.contains("even number of players, not 3"), "{e}");
 }
@@ -685,14 +683,7 @@ fn an_arena_stops_when_asked() {
 /// second copy rated higher).
 #[test]
 fn a_league_tells_apart_a_spec_listed_twice() {
-    let cfg = LeagueConfig {
-        rules: Rules::preset("classic").unwrap(),
-        players: 2,
-        specs: specs(&["heuristic", "random", "heuristic"]),
-        games_per_pair: 200,
-        seed: 2,
-        threads: 1,
-    };
+    let cfg = classic_league(&["heuristic", "random", "heuristic"], 2, 200, 2);
     let r = run_league(&cfg, None).unwrap();
     for e in &r.table {
         assert_eq!(r.wins[e.index].iter().sum::<u64>(), e.wins);
