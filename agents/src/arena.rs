@@ -760,6 +760,10 @@ pub struct LeagueReport {
     /// difference of two ratings. Reports written before 2026-11-27 lack it.
     #[serde(default)]
     pub rating_cov: Option<Vec<Vec<f64>>>,
+    /// [`LeagueReport::close_neighbours`] as the league found them, for
+    /// readers of the JSON: `[place a, place b, difference, half-width]`.
+    #[serde(default)]
+    pub close: Vec<(usize, usize, f64, f64)>,
 }
 
 impl LeagueReport {
@@ -845,13 +849,16 @@ pub fn run_league(
         })
         .collect();
     table.sort_by(|a, b| b.rating.total_cmp(&a.rating));
-    Ok(LeagueReport {
+    let mut report = LeagueReport {
         table,
         wins,
         specs,
         pairs: reports,
         rating_cov,
-    })
+        close: Vec::new(),
+    };
+    report.close = report.close_neighbours();
+    Ok(report)
 }
 
 impl fmt::Display for LeagueReport {
@@ -875,7 +882,7 @@ impl fmt::Display for LeagueReport {
                 100.0 * e.wins as f64 / e.games.max(1) as f64
             )?;
         }
-        for (a, b, d, half) in self.close_neighbours() {
+        for &(a, b, d, half) in &self.close {
             writeln!(
                 f,
                 "#{} and #{} are not told apart: their difference is {d:+.1} ± {half:.1} (95 %); see their head-to-head below",

@@ -525,6 +525,7 @@ fn league_names_neighbours_the_ratings_cannot_order() {
     assert_eq!(r.table[2].spec, "random", "{r}");
     let close = r.close_neighbours();
     assert_eq!(close.len(), 1, "{r}");
+    assert_eq!(r.close, close, "the report carries them");
     let (a, b, d, half) = close[0];
     assert_eq!((a, b), (0, 1));
     assert!(d.abs() <= half && half > 0.0, "{r}");

@@ -25,7 +25,7 @@
 use std::cell::UnsafeCell;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -60,7 +60,7 @@ struct Shared {
     /// A worker's job panicked in the current batch.
     panicked: AtomicBool,
     /// Workers that have started (see [`Team::new`]).
-    started: AtomicU64,
+    started: AtomicUsize,
     /// Workers should exit.
     shutdown: AtomicBool,
 }
@@ -89,7 +89,7 @@ impl Team {
             gate: AtomicU64::new(0),
             job: UnsafeCell::new(None),
             panicked: AtomicBool::new(false),
-            started: AtomicU64::new(0),
+            started: AtomicUsize::new(0),
             shutdown: AtomicBool::new(false),
         });
         let mut team = Team {
@@ -106,7 +106,7 @@ impl Team {
         // A worker joins only the batches it is in time for: wait until each
         // has started, so that the first batches have them, and so that their
         // start (which allocates: the thread's name) is over before any step.
-        while team.shared.started.load(Ordering::Acquire) < team.workers.len() as u64 {
+        while team.shared.started.load(Ordering::Acquire) < team.workers.len() {
             thread::yield_now();
         }
         Ok(team)
@@ -260,7 +260,6 @@ impl Drop for Team {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::AtomicUsize;
     use std::sync::mpsc;
 
     /// While set, workers that saw a new batch wait before joining it, as

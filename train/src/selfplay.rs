@@ -184,6 +184,8 @@ pub const MAX_EVAL_GAMES: u64 = 1_000_000;
 
 /// File of a run directory holding its counters and pool ([`TrainerState`]).
 pub const TRAINER_FILE: &str = "trainer.json";
+/// The run's settings as it trains them, in its directory (read back by `--resume`).
+pub const CONFIG_FILE: &str = "config.toml";
 
 /// Parses a table of a mixed run, `"RULES:PLAYERS"` (e.g. `attack-2010:4`).
 pub fn parse_table(s: &str) -> Result<(String, usize), TrainError> {
@@ -968,7 +970,7 @@ impl Trainer {
             // a new run would be written in among the files there.
             let others = others(&|n| {
                 n == LOCK_FILE
-                    || n == "config.toml"
+                    || n == CONFIG_FILE
                     || n == crate::metrics::METRICS_JSONL
                     || n.starts_with(crate::metrics::TFEVENTS_PREFIX)
             })?;
@@ -1254,10 +1256,10 @@ impl Trainer {
             t.assign(i)?;
         }
         let toml = toml::to_string(&t.cfg).map_err(|e| TrainError::Serialize {
-            what: "config.toml",
+            what: CONFIG_FILE,
             message: e.to_string(),
         })?;
-        let path = t.out.join("config.toml");
+        let path = t.out.join(CONFIG_FILE);
         std::fs::write(&path, toml).map_err(io_error("write", &path))?;
         Ok(t)
     }

@@ -72,7 +72,7 @@ pub fn run(a: Args) -> CmdResult {
     // The run's own settings, when resuming one that recorded them, and the
     // --config file's; each as its text (for merging) and as a config
     // (checked, so errors name the file's line).
-    let run_config = a.out.join("config.toml");
+    let run_config = a.out.join(uno_train::selfplay::CONFIG_FILE);
     let mut run = (a.resume && run_config.is_file())
         .then(|| read_config(&run_config, "invalid config.toml in the run:"))
         .transpose()?;
