@@ -216,8 +216,15 @@ fn worker(s: &Shared, index: usize) {
             }
         }
         #[cfg(test)]
-        while tests::HOLD_WORKERS.load(Ordering::Relaxed) {
-            thread::yield_now();
+        {
+            // The hold is set before the batch opens. The relaxed gate load
+            // above does not order it: this acquire load does (without it a
+            // worker may see the new batch and an old, clear hold; Miri's
+            // weak-memory emulation does that).
+            let _ = s.gate.load(Ordering::Acquire);
+            while tests::HOLD_WORKERS.load(Ordering::Relaxed) {
+                thread::yield_now();
+            }
         }
         // Join batch `seen` while its gate is open; once it has closed (the
         // caller finished without this worker) or a later batch has begun,
