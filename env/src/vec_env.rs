@@ -5,12 +5,12 @@
 //! game: the next observation and legal-action mask, the seat to act, rewards,
 //! `terminated` / `truncated`, and for finished episodes the final observation,
 //! length and winner — then auto-resets that game, so the written observation
-//! is already the new episode's first. Games are split into parts; each
-//! thread of a thread team (`team.rs`; the calling thread is one of them)
-//! steps its own run of parts, the same every batch, then helps with the
-//! others' parts. Every game draws chance from its own
-//! ChaCha stream (stream = game index), so results are bit-identical for any
-//! thread count. The step path does not allocate.
+//! is already the new episode's first. Games are split into one contiguous
+//! part per thread (at most 64); each thread of a thread team (`team.rs`;
+//! the calling thread is one of them) steps its own part, the same every
+//! batch, then takes any part no thread has started. Every game draws chance
+//! from its own ChaCha stream (stream = game index), so results are
+//! bit-identical for any thread count. The step path does not allocate.
 
 use crate::action::NUM_ACTIONS;
 use crate::error::{ActionError, ConfigError};
