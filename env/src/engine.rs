@@ -112,6 +112,14 @@ impl Game {
             });
         }
         self.check_table(s)?;
+        // C-7: a round is dealt to the seats still in the match (a state
+        // read from elsewhere may have none; `check_invariants` refuses it).
+        if s.num_active() < 2 {
+            return Err(ActionError::InvalidState(format!(
+                "{} seats in the match: no round to deal",
+                s.num_active()
+            )));
+        }
         let mut c = Ctx { g: self, s, ev };
         c.s.dealer = c.s.seat_after(c.s.dealer, false);
         c.deal();

@@ -85,6 +85,18 @@ impl Game {
         // just scored included) no seat still in it holds the target.
         let target = self.rules().options.target_score;
         let challenge = self.rules().options.scoring == crate::rules::Scoring::Challenge;
+        // C-7: only challenge scoring eliminates seats, and a match goes on
+        // (a round just scored included) only while two seats are still in it.
+        // Checked in every phase: `next_round` deals to the seats in `active`.
+        if !challenge && s.num_active() != n {
+            return Err("a seat is eliminated under a scoring mode without eliminations".into());
+        }
+        if s.phase != Phase::MatchOver && s.num_active() < 2 {
+            return Err(format!(
+                "fewer than 2 seats in the match ({}) while it goes on",
+                s.num_active()
+            ));
+        }
         if s.phase != Phase::MatchOver
             && let Some(p) =
                 (0..n).find(|&p| s.scores[p] >= target && (!challenge || s.is_active(p)))
@@ -151,11 +163,6 @@ impl Game {
                 if !naming && s.active_colour().is_none() {
                     return Err("no active colour outside a colour decision".into());
                 }
-                if !challenge && s.num_active() != n {
-                    return Err(
-                        "a seat is eliminated under a scoring mode without eliminations".into(),
-                    );
-                }
                 // outside the stack decision, pending hits are only met
                 // while a stacked Hit card is being played (its colour, target
                 // or UNO call still to come).
@@ -171,6 +178,24 @@ impl Game {
                 }
                 if phase == Phase::Stack && s.stack == 0 {
                     return Err("stack phase with no pending hits".into());
+                }
+                // The stages of a play (C-3, A-9, A-10): a colour is named for a
+                // wild card, a target chosen for a Trade Hands or a targeted Hit.
+                if let (false, Some(f)) = (s.start, s.pending_face()) {
+                    let targets = matches!(
+                        self.effect_of(f.kind()),
+                        crate::rules::Effect::TradeHands
+                            | crate::rules::Effect::Hit { targeted: true, .. }
+                    );
+                    if (phase == Phase::ChooseColour && !f.is_wild())
+                        || (phase == Phase::ChooseTarget && !targets)
+                    {
+                        return Err(format!(
+                            "phase {} for a card that does not ask for it ({})",
+                            phase.name(),
+                            f.name()
+                        ));
+                    }
                 }
                 if self.legal_mask(s) == 0 {
                     return Err(format!("no legal action in phase {}", phase.name()));
@@ -206,6 +231,9 @@ fn check_ranges(s: &State, n: usize) -> Result<(), String> {
     use crate::card::NUM_FACES;
     use crate::state::NONE;
     let seats = (1u32 << n) - 1;
+    if s.current as usize >= n {
+        return Err(format!("current seat {} is not a seat", s.current));
+    }
     if u32::from(s.active) & !seats != 0 {
         return Err(format!("`active` has seats outside the {n}-seat table"));
     }

@@ -43,7 +43,9 @@ impl ChanceRng {
             *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
         }
         chacha8_block(&key, self.word_pos / 16, self.stream, &mut self.buf);
-        self.word_pos += 16;
+        // Wraps, as ChaCha's 64-bit block counter does (a position read from
+        // JSON may be anything).
+        self.word_pos = self.word_pos.wrapping_add(16);
         self.idx = 0;
     }
 

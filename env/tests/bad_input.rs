@@ -59,7 +59,7 @@ fn states_edited_into_impossible_positions_fail_the_invariant_check() {
             "pending hits in phase play",
         ),
         (&[("stack", "2")][..], "no `stack_origin`"),
-        (&[("current", "50")][..], "not an active seat"),
+        (&[("current", "50")][..], "current seat 50 is not a seat"),
         (
             &[("scores", "[600,0,0,0,0,0,0,0,0,0]")][..],
             "past the target",
@@ -562,4 +562,137 @@ fn seat_accessors_past_the_table_read_an_empty_seat_not_another_or_a_panic() {
     assert!(!g.has_face(uno_env::Face(200)));
     assert!(!g.has_face(uno_env::Face(79)));
     assert!(g.has_face(uno_env::Face(0)));
+}
+
+/// A state of `game` played with arbitrary legal actions until a round is
+/// over and the match goes on (seeds are tried until one is).
+fn round_over(game: &Game) -> State {
+    for seed in 0.. {
+        let mut s = game.new_state(seed);
+        let mut i = 0usize;
+        while !s.is_round_over() {
+            let legal = game.legal_actions(&s);
+            game.apply(&mut s, legal[i % legal.len()]).unwrap();
+            i += 7;
+        }
+        if s.phase() == Phase::RoundOver {
+            return s;
+        }
+    }
+    unreachable!()
+}
+
+#[test]
+fn states_with_too_few_seats_in_the_match_fail_the_check_and_are_not_dealt() {
+    // Found by fuzzing: a round-over state with nobody in the match passed the
+    // check; `next_round` then dealt to no one, and under Flash's random unit
+    // (F-1) picked seat 128 to play, which panicked.
+    let challenge = |preset: &str, n: usize| {
+        game_with(preset, n, |r| {
+            r.options.scoring = uno_env::rules::Scoring::Challenge;
+        })
+    };
+    for (game, active, want) in [
+        // C-7: only challenge scoring eliminates seats.
+        (
+            Game::new(Rules::preset("flash").unwrap(), 2).unwrap(),
+            "0",
+            "eliminated under a scoring mode without eliminations",
+        ),
+        (
+            Game::new(Rules::preset("attack-2010").unwrap(), 4).unwrap(),
+            "7",
+            "eliminated under a scoring mode without eliminations",
+        ),
+        // C-7: under challenge scoring a match goes on while two seats are in it.
+        (
+            challenge("flash", 3),
+            "0",
+            "fewer than 2 seats in the match (0)",
+        ),
+        (
+            challenge("classic", 4),
+            "4",
+            "fewer than 2 seats in the match (1)",
+        ),
+    ] {
+        let s = round_over(&game);
+        game.check_invariants(&s).unwrap();
+        let bad = State::from_json(&set_field(&s.to_json(), "active", active)).unwrap();
+        let e = game.check_invariants(&bad).unwrap_err();
+        assert!(e.message().contains(want), "{e}");
+        if bad.num_active() < 2 {
+            let mut t = bad.clone();
+            let e = game.next_round(&mut t).unwrap_err();
+            assert!(matches!(e, ActionError::InvalidState(_)), "{e}");
+            assert!(e.to_string().contains("no round to deal"), "{e}");
+            assert_eq!(t, bad, "a refused deal changes nothing");
+        }
+    }
+    // The seat to act must be a seat in every phase, a finished round's too.
+    let game = Game::new(Rules::preset("classic").unwrap(), 4).unwrap();
+    let s = round_over(&game);
+    let bad = State::from_json(&set_field(&s.to_json(), "current", "7")).unwrap();
+    let e = game.check_invariants(&bad).unwrap_err();
+    assert!(e.message().contains("current seat 7 is not a seat"), "{e}");
+}
+
+#[test]
+fn a_colour_or_target_decision_needs_a_card_that_asks_for_it() {
+    // Found by fuzzing: a target decision for a plain Hit being stacked
+    // passed the check; after the target the pending hits were left in a
+    // normal turn. A colour is named for a wild card, a target chosen for a
+    // Trade Hands or a targeted Hit (the stages of a play). Attack 1999's
+    // deck has every kind of card this needs.
+    let game = Game::new(Rules::preset("attack-1999").unwrap(), 4).unwrap();
+    let r3 = face("R3").0.to_string();
+    let hit2 = face("R-hit2").0.to_string();
+    let trade = face("R-trade-hands").0.to_string();
+    let wild = face("wild").0.to_string();
+    for (phase, pending, ok) in [
+        ("choose-colour", &r3, false),
+        ("choose-colour", &hit2, false),
+        ("choose-colour", &wild, true),
+        ("choose-target", &r3, false),
+        ("choose-target", &hit2, false),
+        ("choose-target", &trade, true),
+    ] {
+        let quoted = format!("\"{phase}\"");
+        let s = edited(&game, &[("phase", &quoted), ("pending_face", pending)]);
+        let got = game.check_invariants(&s);
+        if ok {
+            // Other checks may still object (e.g. the hand sizes), never this one.
+            if let Err(e) = got {
+                assert!(!e.message().contains("does not ask for it"), "{e}");
+            }
+        } else {
+            let e = got.unwrap_err();
+            assert!(
+                e.message().contains("does not ask for it"),
+                "{phase} {pending}: {e}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_chance_generator_at_the_end_of_its_counter_wraps() {
+    // Found by fuzzing: a state whose generator position (read from JSON)
+    // sits at the end of ChaCha's 64-bit counter overflowed at the next
+    // refill — a panic in builds with overflow checks (`cargo test` without
+    // `--release`, `maturin develop`). It wraps to block 0, as the counter does.
+    let game = Game::new(Rules::preset("attack-1999").unwrap(), 2).unwrap();
+    let j = game.new_state(5).to_json();
+    let j = set_field(&j, "word_pos", &(u64::MAX - 15).to_string());
+    let mut s = State::from_json(&set_field(&j, "idx", "16")).unwrap();
+    game.check_invariants(&s).unwrap();
+    for i in 0..200 {
+        if s.is_round_over() {
+            break;
+        }
+        let legal = game.legal_actions(&s);
+        game.apply(&mut s, legal[i % legal.len()]).unwrap();
+        game.check_invariants(&s).unwrap();
+    }
+    assert!(s.to_json().contains("\"word_pos\":"));
 }
