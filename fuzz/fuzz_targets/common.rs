@@ -24,6 +24,22 @@ impl Rng {
 
 pub const PRESETS: [&str; 5] = uno_env::PRESETS;
 
+/// Up to `steps` random legal actions from `s` (dealing the next round when
+/// one is over), stopping at the end of the match.
+pub fn play_random(g: &Game, s: &mut State, rng: &mut Rng, steps: usize) {
+    for _ in 0..steps {
+        if s.is_match_over() {
+            break;
+        }
+        if s.is_round_over() {
+            g.next_round(s).unwrap();
+            continue;
+        }
+        let a = g.legal_actions(s);
+        g.apply(s, a[rng.below(a.len())]).unwrap();
+    }
+}
+
 fn read_only(g: &Game, s: &State) {
     let n = g.num_players();
     let _ = g.legal_actions(s);

@@ -19,17 +19,7 @@ fn main() {
                 let mut s = g.new_state(seed);
                 let mut rng = common::Rng(seed + 1);
                 let stop = rng.below(120);
-                for _ in 0..stop {
-                    if s.is_match_over() {
-                        break;
-                    }
-                    if s.is_round_over() {
-                        g.next_round(&mut s).unwrap();
-                        continue;
-                    }
-                    let a = g.legal_actions(&s);
-                    g.apply(&mut s, a[rng.below(a.len())]).unwrap();
-                }
+                common::play_random(&g, &mut s, &mut rng, stop);
                 let mut bytes = vec![pi as u8, (n - 2) as u8];
                 bytes.extend(s.to_json().as_bytes());
                 std::fs::write(format!("{sj}/{k}"), bytes).unwrap();

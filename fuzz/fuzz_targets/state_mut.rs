@@ -86,17 +86,7 @@ fuzz_target!(|inp: Input| {
     };
     let mut s = g.new_state(inp.seed);
     let mut rng = common::Rng(inp.seed);
-    for _ in 0..inp.pre_steps {
-        if s.is_match_over() {
-            break;
-        }
-        if s.is_round_over() {
-            g.next_round(&mut s).unwrap();
-            continue;
-        }
-        let a = g.legal_actions(&s);
-        g.apply(&mut s, a[rng.below(a.len())]).unwrap();
-    }
+    common::play_random(&g, &mut s, &mut rng, inp.pre_steps as usize);
     let mut m: Mirror = serde_json::from_str(&s.to_json()).unwrap();
     let deck = g.deck_size();
     for &(op, i, v) in inp.muts.iter().take(12) {
