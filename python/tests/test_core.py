@@ -503,3 +503,25 @@ def test_deck_points_is_the_whole_decks_score():
     assert ua.Game("classic", 2).deck_points == 4 * 90 + 24 * 20 + 8 * 50 == 1240
     # The same for every table size.
     assert ua.Game("attack-2010", 2).deck_points == ua.Game("attack-2010", 10).deck_points
+
+
+def test_a_finished_round_with_nobody_left_in_the_match_is_refused():
+    # Found by fuzzing: such a state passed the check, and `next_round` then
+    # dealt to no one (under Flash's random unit it raised a PanicException).
+    game = ua.Game("flash", 2)
+    for seed in range(50):
+        st = game.new_state(seed)
+        while not st.is_round_over():
+            st.apply(st.legal_actions()[0])
+        if not st.is_match_over():
+            break
+    d = st.to_dict()
+    d["active"] = 0
+    with pytest.raises(ValueError, match="eliminated"):
+        game.state_from_dict(d)
+    with pytest.raises(ValueError, match="eliminated"):
+        game.state_from_json(json.dumps(d))
+    # The state as it was still loads and deals its next round.
+    again = game.state_from_json(st.to_json())
+    again.next_round()
+    assert not again.is_round_over()
