@@ -176,12 +176,25 @@ impl Game {
                         phase.name()
                     ));
                 }
+                // hits are stacked only with Mega Hit.
+                if s.stack != 0 && !self.rules().options.mega_hit {
+                    return Err(format!("{} pending hits without mega_hit (A-14)", s.stack));
+                }
                 if phase == Phase::Stack && s.stack == 0 {
                     return Err("stack phase with no pending hits".into());
                 }
-                // The stages of a play (C-3, A-9, A-10): a colour is named for a
-                // wild card, a target chosen for a Trade Hands or a targeted Hit.
+                // The stages of a play (C-3, A-9, A-10): the card being played
+                // is the top card; a colour is named for a wild card, a target
+                // chosen for a Trade Hands or a targeted Hit.
                 if let (false, Some(f)) = (s.start, s.pending_face()) {
+                    if f != self.face_of(s.top as usize) {
+                        return Err(format!(
+                            "phase {}: the card being played ({}) is not the top card ({})",
+                            phase.name(),
+                            f.name(),
+                            self.face_of(s.top as usize).name()
+                        ));
+                    }
                     let targets = matches!(
                         self.effect_of(f.kind()),
                         crate::rules::Effect::TradeHands

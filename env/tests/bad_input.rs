@@ -639,37 +639,64 @@ fn states_with_too_few_seats_in_the_match_fail_the_check_and_are_not_dealt() {
 
 #[test]
 fn a_colour_or_target_decision_needs_a_card_that_asks_for_it() {
-    // Found by fuzzing: a target decision for a plain Hit being stacked
-    // passed the check; after the target the pending hits were left in a
-    // normal turn. A colour is named for a wild card, a target chosen for a
-    // Trade Hands or a targeted Hit (the stages of a play). Attack 1999's
-    // deck has every kind of card this needs.
+    // Found by fuzzing: a target decision for a Hit being stacked, with a top
+    // card or options that do not stack it, passed the check; after the
+    // target the pending hits were left in a normal turn. During a play's
+    // stages the card being played is the top card; a colour is named for a
+    // wild card, a target chosen for a Trade Hands or a targeted Hit.
+    // Attack 1999's deck has every kind of card this needs.
     let game = Game::new(Rules::preset("attack-1999").unwrap(), 4).unwrap();
-    let r3 = face("R3").0.to_string();
-    let hit2 = face("R-hit2").0.to_string();
-    let trade = face("R-trade-hands").0.to_string();
-    let wild = face("wild").0.to_string();
-    for (phase, pending, ok) in [
-        ("choose-colour", &r3, false),
-        ("choose-colour", &hit2, false),
-        ("choose-colour", &wild, true),
-        ("choose-target", &r3, false),
-        ("choose-target", &hit2, false),
-        ("choose-target", &trade, true),
+    let hands: &[&[&str]] = &[&["R1", "R2"], &["Y1", "Y2"], &["G1", "G2"], &["B1", "B2"]];
+    // A position with this top card (a wild one on red).
+    let at = |top: &str| Scenario {
+        colour: face(top).is_wild().then_some(uno_env::Colour::Red),
+        ..scenario(hands, top, 0)
+    };
+    for (phase, top, ok) in [
+        ("choose-colour", "R3", false),
+        ("choose-colour", "R-hit2", false),
+        ("choose-colour", "wild", true),
+        ("choose-target", "R3", false),
+        ("choose-target", "R-hit2", false),
+        ("choose-target", "R-trade-hands", true),
     ] {
-        let quoted = format!("\"{phase}\"");
-        let s = edited(&game, &[("phase", &quoted), ("pending_face", pending)]);
-        let got = game.check_invariants(&s);
+        let s = build(&game, &at(top));
+        let j = set_field(&s.to_json(), "phase", &format!("\"{phase}\""));
+        let j = set_field(&j, "pending_face", &face(top).0.to_string());
+        let got = game.check_invariants(&State::from_json(&j).unwrap());
         if ok {
-            // Other checks may still object (e.g. the hand sizes), never this one.
-            if let Err(e) = got {
-                assert!(!e.message().contains("does not ask for it"), "{e}");
-            }
+            got.unwrap();
         } else {
             let e = got.unwrap_err();
             assert!(
                 e.message().contains("does not ask for it"),
-                "{phase} {pending}: {e}"
+                "{phase} {top}: {e}"
+            );
+        }
+    }
+    // The card being played is the top card.
+    let s = build(&game, &at("wild"));
+    let j = set_field(&s.to_json(), "phase", "\"choose-colour\"");
+    let j = set_field(&j, "pending_face", &face("wild-all-hit").0.to_string());
+    let e = game
+        .check_invariants(&State::from_json(&j).unwrap())
+        .unwrap_err();
+    assert!(e.message().contains("is not the top card (wild)"), "{e}");
+    // hits are stacked only with Mega Hit.
+    for mega_hit in [true, false] {
+        let g = game_with("attack-2010", 4, |r| r.options.mega_hit = mega_hit);
+        let s = build(&g, &scenario(hands, "R-hit2", 0));
+        let j = set_field(&s.to_json(), "phase", "\"stack\"");
+        let j = set_field(&j, "stack", "2");
+        let j = set_field(&j, "stack_origin", "3");
+        let got = g.check_invariants(&State::from_json(&j).unwrap());
+        if mega_hit {
+            got.unwrap();
+        } else {
+            let e = got.unwrap_err();
+            assert!(
+                e.message().contains("2 pending hits without mega_hit"),
+                "{e}"
             );
         }
     }
