@@ -112,14 +112,6 @@ impl Game {
             });
         }
         self.check_table(s)?;
-        // C-7: a round is dealt to the seats still in the match (a state
-        // read from elsewhere may have none; `check_invariants` refuses it).
-        if s.num_active() < 2 {
-            return Err(ActionError::InvalidState(format!(
-                "{} seats in the match: no round to deal",
-                s.num_active()
-            )));
-        }
         let mut c = Ctx { g: self, s, ev };
         c.s.dealer = c.s.seat_after(c.s.dealer, false);
         c.deal();
@@ -248,8 +240,11 @@ impl Game {
         Ok(())
     }
 
-    /// A cheap guard for the public entry points: the state is of this table
-    /// ([`Game::table_error`]) and its seat to act is one of the table's.
+    /// A cheap guard for the public entry points, each of which acts in a
+    /// match that goes on: the state is of this table ([`Game::table_error`]),
+    /// its seat to act is one of the table's, and at least two seats are still
+    /// in the match (C-7; with none, a round would be dealt to no one and
+    /// Flash's unit, F-1, would pick a seat from an empty set).
     fn check_table(&self, s: &State) -> Result<(), ActionError> {
         if let Some(e) = self.table_error(s) {
             return Err(ActionError::InvalidState(e));
@@ -258,6 +253,12 @@ impl Game {
             return Err(ActionError::InvalidState(format!(
                 "seat {} to act is not a seat",
                 s.current
+            )));
+        }
+        if s.num_active() < 2 {
+            return Err(ActionError::InvalidState(format!(
+                "{} seats in the match: no round to deal or play",
+                s.num_active()
             )));
         }
         Ok(())
@@ -783,10 +784,7 @@ impl<E: Events> Ctx<'_, E> {
             self.s.stage = 2;
         }
         if self.s.stage == 2 {
-            if matches!(
-                effect,
-                Effect::TradeHands | Effect::Hit { targeted: true, .. }
-            ) {
+            if effect.names_a_seat() {
                 self.s.phase = Phase::ChooseTarget;
                 return;
             }

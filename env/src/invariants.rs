@@ -187,21 +187,18 @@ impl Game {
                 // is the top card; a colour is named for a wild card, a target
                 // chosen for a Trade Hands or a targeted Hit.
                 if let (false, Some(f)) = (s.start, s.pending_face()) {
-                    if f != self.face_of(s.top as usize) {
+                    let top = self.face_of(s.top as usize);
+                    if f != top {
                         return Err(format!(
                             "phase {}: the card being played ({}) is not the top card ({})",
                             phase.name(),
                             f.name(),
-                            self.face_of(s.top as usize).name()
+                            top.name()
                         ));
                     }
-                    let targets = matches!(
-                        self.effect_of(f.kind()),
-                        crate::rules::Effect::TradeHands
-                            | crate::rules::Effect::Hit { targeted: true, .. }
-                    );
                     if (phase == Phase::ChooseColour && !f.is_wild())
-                        || (phase == Phase::ChooseTarget && !targets)
+                        || (phase == Phase::ChooseTarget
+                            && !self.effect_of(f.kind()).names_a_seat())
                     {
                         return Err(format!(
                             "phase {} for a card that does not ask for it ({})",

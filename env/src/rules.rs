@@ -67,6 +67,17 @@ pub enum Effect {
     },
 }
 
+impl Effect {
+    /// The player chooses a seat for it when playing it (a target decision):
+    /// Trade Hands and targeted Hits.
+    pub fn names_a_seat(self) -> bool {
+        matches!(
+            self,
+            Effect::TradeHands | Effect::Hit { targeted: true, .. }
+        )
+    }
+}
+
 /// How one kind of card behaves in an edition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -151,11 +151,7 @@ fn lost_duplicated_or_miscounted_cards_and_wrong_round_points_fail_the_invariant
         assert!(e.message().contains(want), "{field}: {e}");
     }
     // C-6: a finished round's points are the cards left in the other hands.
-    let mut s = game.new_state(3);
-    while !s.is_round_over() {
-        let a = game.legal_actions(&s)[0];
-        game.apply(&mut s, a).unwrap();
-    }
+    let s = played_to_round_end(&game, 3);
     let w = s.round_winner().unwrap();
     let pts = s.round_points()[w];
     assert_eq!(pts, game.points(s.hand(1 - w)));
@@ -180,11 +176,7 @@ fn a_round_just_scored_with_a_total_at_the_target_fails_the_invariant_check() {
     // match not over) edited to hold one is impossible: `next_round` would
     // otherwise deal on past the target.
     let game = Game::new(Rules::preset("classic").unwrap(), 2).unwrap();
-    let mut s = game.new_state(3);
-    while !s.is_round_over() {
-        let a = game.legal_actions(&s)[0];
-        game.apply(&mut s, a).unwrap();
-    }
+    let s = played_to_round_end(&game, 3);
     assert_eq!(
         s.phase(),
         Phase::RoundOver,
@@ -564,22 +556,23 @@ fn seat_accessors_past_the_table_read_an_empty_seat_not_another_or_a_panic() {
     assert!(g.has_face(uno_env::Face(0)));
 }
 
-/// A state of `game` played with arbitrary legal actions until a round is
-/// over and the match goes on (seeds are tried until one is).
-fn round_over(game: &Game) -> State {
-    for seed in 0.. {
-        let mut s = game.new_state(seed);
-        let mut i = 0usize;
-        while !s.is_round_over() {
-            let legal = game.legal_actions(&s);
-            game.apply(&mut s, legal[i % legal.len()]).unwrap();
-            i += 7;
-        }
-        if s.phase() == Phase::RoundOver {
-            return s;
-        }
+/// The first round of `game`'s deal `seed`, played to its end with the first
+/// legal action every time.
+fn played_to_round_end(game: &Game, seed: u64) -> State {
+    let mut s = game.new_state(seed);
+    while !s.is_round_over() {
+        let a = game.legal_actions(&s)[0];
+        game.apply(&mut s, a).unwrap();
     }
-    unreachable!()
+    s
+}
+
+/// A finished round of `game` after which the match goes on.
+fn round_over(game: &Game) -> State {
+    (0..)
+        .map(|seed| played_to_round_end(game, seed))
+        .find(|s| s.phase() == Phase::RoundOver)
+        .unwrap()
 }
 
 #[test]
