@@ -4,39 +4,43 @@
 //! leaves a state failing the check is a finding.
 #![allow(dead_code)]
 use uno_env::obs::{ORACLE_SIZE, encode, encode_oracle};
-use uno_env::vec_env::{RewardMode, terminal_rewards};
-use uno_env::{EventLog, Game, Imposed, NUM_ACTIONS, OBS_SIZE, State, action_name};
+use uno_env::vec_env::{Picker, RewardMode, terminal_rewards};
+use uno_env::{EventLog, Game, Imposed, NUM_ACTIONS, OBS_SIZE, Phase, State, action_name};
 
-pub struct Rng(pub u64);
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        let mut x = self.0 | 1;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+/// A target's input as two small numbers and the rest as text (none when
+/// the input is shorter or not UTF-8).
+pub fn split(data: &[u8]) -> Option<(u8, u8, &str)> {
+    match data {
+        [a, b, rest @ ..] => Some((*a, *b, std::str::from_utf8(rest).ok()?)),
+        _ => None,
     }
 }
 
-pub const PRESETS: [&str; 5] = uno_env::PRESETS;
+/// One step of random play from `s`: the next round dealt when one is over,
+/// with `timeouts` a simulated time-out in one normal turn in 16, else a
+/// random legal action. False at the end of the match.
+pub fn random_step(g: &Game, s: &mut State, rng: &mut Picker, timeouts: bool) -> bool {
+    if s.is_match_over() {
+        return false;
+    }
+    if s.is_round_over() {
+        g.next_round(s).unwrap();
+    } else if timeouts && s.phase() == Phase::Play && rng.below(16) == 0 {
+        g.timeout(s, &mut ()).unwrap();
+    } else {
+        let a = g.legal_actions(s);
+        assert!(!a.is_empty(), "HARNESS: no legal actions");
+        g.apply(s, a[rng.below(a.len() as u64) as usize]).unwrap();
+    }
+    true
+}
 
-/// Up to `steps` random legal actions from `s` (dealing the next round when
-/// one is over), stopping at the end of the match.
-pub fn play_random(g: &Game, s: &mut State, rng: &mut Rng, steps: usize) {
+/// Up to `steps` random legal actions from `s` (see [`random_step`]).
+pub fn play_random(g: &Game, s: &mut State, rng: &mut Picker, steps: usize) {
     for _ in 0..steps {
-        if s.is_match_over() {
+        if !random_step(g, s, rng, false) {
             break;
         }
-        if s.is_round_over() {
-            g.next_round(s).unwrap();
-            continue;
-        }
-        let a = g.legal_actions(s);
-        g.apply(s, a[rng.below(a.len())]).unwrap();
     }
 }
 
@@ -149,23 +153,11 @@ pub fn exercise(g: &Game, s: &State, seed: u64, steps: usize) {
         }
     }
     // play on
-    let mut rng = Rng(seed ^ 0x9E37_79B9_7F4A_7C15);
+    let mut rng = Picker::new(seed, 1);
     let mut t = s.clone();
     for _ in 0..steps {
-        if t.is_match_over() {
+        if !random_step(g, &mut t, &mut rng, true) {
             break;
-        }
-        if t.is_round_over() {
-            if g.next_round(&mut t).is_err() {
-                break;
-            }
-        } else if rng.below(16) == 0 && t.phase() == uno_env::Phase::Play {
-            g.timeout(&mut t, &mut ()).unwrap();
-        } else {
-            let acts = g.legal_actions(&t);
-            assert!(!acts.is_empty(), "HARNESS: no legal actions");
-            let a = acts[rng.below(acts.len())];
-            g.apply(&mut t, a).unwrap();
         }
         if let Err(e) = g.check_invariants(&t) {
             note(&format!("play-on: {e}"), s);

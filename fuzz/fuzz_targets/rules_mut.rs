@@ -4,6 +4,7 @@
 #![no_main]
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
+use uno_env::vec_env::Picker;
 use uno_env::{Game, Rules};
 mod common;
 mod rulesvar;
@@ -28,7 +29,7 @@ fuzz_target!(|inp: Input| {
     // an override on top
     let over = format!(
         "preset = \"{}\"\n{}",
-        uno_env::PRESETS[inp.r.preset as usize % 5],
+        uno_env::PRESETS[inp.r.preset as usize % uno_env::PRESETS.len()],
         inp.extra
     );
     let _ = Rules::from_toml_str(&over).map(|x| {
@@ -46,25 +47,14 @@ fuzz_target!(|inp: Input| {
         panic!("HARNESS: new_state invalid: {e}");
     }
     // play a long way, exercising along the way
-    let mut rng = common::Rng(inp.seed);
+    let mut rng = Picker::new(inp.seed, 0);
     let mut t = s.clone();
     for i in 0..400 {
-        if t.is_match_over() {
-            break;
-        }
         if i % 40 == 0 {
             common::exercise(&g, &t, inp.seed, 0);
         }
-        if t.is_round_over() {
-            g.next_round(&mut t).unwrap();
-            continue;
-        }
-        if rng.below(20) == 0 && t.phase() == uno_env::Phase::Play {
-            g.timeout(&mut t, &mut ()).unwrap();
-        } else {
-            let a = g.legal_actions(&t);
-            assert!(!a.is_empty(), "HARNESS: no legal");
-            g.apply(&mut t, a[rng.below(a.len())]).unwrap();
+        if !common::random_step(&g, &mut t, &mut rng, true) {
+            break;
         }
         if let Err(e) = g.check_invariants(&t) {
             panic!("HARNESS: invariant broken: {e}\n{}", t.to_json());

@@ -22,7 +22,8 @@ pub struct RulesVar {
 
 impl RulesVar {
     pub fn build(&self) -> Rules {
-        let mut r = Rules::preset(uno_env::PRESETS[self.preset as usize % 5]).unwrap();
+        let mut r =
+            Rules::preset(uno_env::PRESETS[self.preset as usize % uno_env::PRESETS.len()]).unwrap();
         let f = self.flags;
         let o = &mut r.options;
         if f & 1 != 0 {

@@ -6,10 +6,7 @@ use uno_env::{Action, Game, Rules, Scenario};
 mod common;
 
 fuzz_target!(|data: &[u8]| {
-    if data.len() < 2 {
-        return;
-    }
-    let Ok(text) = std::str::from_utf8(&data[2..]) else {
+    let Some((preset, players, text)) = common::split(data) else {
         return;
     };
     let _ = Action::parse(text);
@@ -20,8 +17,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(sc) = serde_json::from_str::<Scenario>(text) else {
         return;
     };
-    let n = 2 + data[1] as usize % 9;
-    let p = common::PRESETS[data[0] as usize % 5];
+    let n = 2 + players as usize % 9;
+    let p = uno_env::PRESETS[preset as usize % uno_env::PRESETS.len()];
     let Ok(g) = Game::new(Rules::preset(p).unwrap(), n) else {
         return;
     };

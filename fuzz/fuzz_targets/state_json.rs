@@ -6,23 +6,20 @@ use uno_env::{Game, Rules, State};
 mod common;
 
 fuzz_target!(|data: &[u8]| {
-    if data.len() < 2 {
-        return;
-    }
-    let Ok(text) = std::str::from_utf8(&data[2..]) else {
+    let Some((seed, _, text)) = common::split(data) else {
         return;
     };
     let Ok(st) = State::from_json(text) else {
         return;
     };
     let n = st.num_players();
-    for p in common::PRESETS {
+    for p in uno_env::PRESETS {
         let Ok(g) = Game::new(Rules::preset(p).unwrap(), n) else {
             continue;
         };
         if g.check_invariants(&st).is_err() {
             continue;
         }
-        common::exercise(&g, &st, data[0] as u64, 100);
+        common::exercise(&g, &st, seed as u64, 100);
     }
 });
