@@ -214,7 +214,11 @@ impl Game {
                 // their last card still needs a colour, a target or a challenge.
                 for p in (0..n).filter(|&p| s.is_active(p) && s.hands[p] == 0) {
                     let resolving = match phase {
-                        Phase::ChooseColour | Phase::ChooseTarget => c == p,
+                        // not on a card that may not be the last one
+                        // (Trade Hands would hand the empty hand on).
+                        Phase::ChooseColour | Phase::ChooseTarget => {
+                            c == p && self.not_last >> s.top & 1 == 0
+                        }
                         Phase::Challenge => s.offender as usize == p,
                         _ => false,
                     };

@@ -716,3 +716,42 @@ fn a_chance_generator_at_the_end_of_its_counter_wraps() {
     }
     assert!(s.to_json().contains("\"word_pos\":"));
 }
+
+#[test]
+fn a_trade_hands_being_played_from_an_empty_hand_fails_the_check() {
+    // Found by fuzzing: a target decision for a Trade Hands whose player holds
+    // no cards passed the check (C-5 lets a player who went out name a target),
+    // and the trade then handed the empty hand on. A-9: a Trade Hands is never
+    // the last card, so nobody goes out on one.
+    let game = Game::new(Rules::preset("attack-1999").unwrap(), 4).unwrap();
+    let hands: &[&[&str]] = &[&["R1"], &["Y1", "Y2"], &["G1", "G2"], &["B1", "B2"]];
+    // A wild is a card one may go out on, naming the colour after.
+    for (phase, top, ok) in [
+        ("choose-target", "R-trade-hands", false),
+        ("choose-colour", "wild", true),
+    ] {
+        let sc = Scenario {
+            colour: face(top).is_wild().then_some(uno_env::Colour::Red),
+            ..scenario(hands, top, 0)
+        };
+        let s = build(&game, &sc);
+        // Seat 0's last card back into the launcher: it has gone out.
+        let hand = s.hand(0);
+        let mut hands = vec!["0".to_string(); 10];
+        for (p, h) in hands.iter_mut().enumerate().skip(1).take(3) {
+            *h = s.hand(p).to_string();
+        }
+        let j = set_field(&s.to_json(), "hands", &format!("[{}]", hands.join(",")));
+        let j = set_field(&j, "pile", &(s.pile() | hand).to_string());
+        let j = set_field(&j, "uno_called", "0");
+        let j = set_field(&j, "phase", &format!("\"{phase}\""));
+        let j = set_field(&j, "pending_face", &face(top).0.to_string());
+        let got = game.check_invariants(&State::from_json(&j).unwrap());
+        if ok {
+            got.unwrap();
+        } else {
+            let e = got.unwrap_err();
+            assert!(e.message().contains("holds no cards"), "{top}: {e}");
+        }
+    }
+}
