@@ -38,6 +38,9 @@ pub const CRITIC_FILE: &str = "critic.bpk";
 pub const CRITIC_OPTIM_FILE: &str = "critic-optim.bpk";
 
 /// Salt mixed into the learner seed for the critic's initial weights.
+/// Most passes over a rollout a [`LearnerConfig`] may ask for (an update
+/// cannot be interrupted part-way, so a typo must not make one last for days).
+pub const MAX_EPOCHS: usize = 1000;
 const CRITIC_SEED_SALT: u64 = 0xC517_1C00;
 
 /// The oracle critic (`[learner.critic]`): a value network that sees the full state.
@@ -195,6 +198,12 @@ impl LearnerConfig {
         }
         if self.epochs == 0 || self.minibatch_size == 0 {
             return bad("epochs and minibatch_size must be > 0");
+        }
+        if self.epochs > MAX_EPOCHS {
+            return Err(LearnerError::InvalidConfig(format!(
+                "epochs must be at most {MAX_EPOCHS} (passes over each rollout), not {}",
+                self.epochs
+            )));
         }
         if self
             .max_grad_norm

@@ -182,6 +182,13 @@ impl Default for TrainConfig {
 /// cannot be interrupted, so a typo must not make it last for days).
 pub const MAX_EVAL_GAMES: u64 = 1_000_000;
 
+/// Most learner samples one PPO update may collect. A sample takes about
+/// 2 KB (its observation, mask and targets; more with an oracle critic) and
+/// the whole batch is held in memory, so this is about 4 GB: a typo (an
+/// extra digit or three) is refused instead of running the machine out of
+/// memory part-way through a rollout, which would lose the run's progress.
+pub const MAX_BATCH_SAMPLES: usize = 1 << 21;
+
 /// File of a run directory holding its counters and pool ([`TrainerState`]).
 pub const TRAINER_FILE: &str = "trainer.json";
 /// The run's settings as it trains them, in its directory (read back by `--resume`).
@@ -260,6 +267,12 @@ impl TrainConfig {
         }
         if self.envs > uno_env::MAX_ENVS {
             return Err(format!("envs must be at most {}", uno_env::MAX_ENVS));
+        }
+        if self.batch_samples > MAX_BATCH_SAMPLES {
+            return Err(format!(
+                "batch_samples must be at most {MAX_BATCH_SAMPLES} (the update's samples are held in memory, about 2 KB each), not {}",
+                self.batch_samples
+            ));
         }
         if self.threads > uno_env::MAX_THREADS {
             return Err(format!("threads must be at most {}", uno_env::MAX_THREADS));

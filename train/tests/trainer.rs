@@ -672,7 +672,7 @@ fn cli_output_that_cannot_be_written_is_an_error_not_a_panic() {
 fn bad_training_configs_are_refused_before_the_run_starts() {
     let dir = tempfile::tempdir().unwrap();
     type Breaker = fn(&mut TrainConfig);
-    let cases: [(&str, Breaker); 17] = [
+    let cases: [(&str, Breaker); 19] = [
         ("steps must be positive", |c| c.steps = 0),
         ("envs must be positive", |c| c.envs = 0),
         ("batch_samples must be positive", |c| c.batch_samples = 0),
@@ -703,6 +703,15 @@ fn bad_training_configs_are_refused_before_the_run_starts() {
             c.checkpoint_every = 0
         }),
         ("pool_size must be at least 1", |c| c.pool_size = 0),
+        // Collected in memory before the update: 1e15 used to run until the
+        // machine ran out of memory, losing the run.
+        ("batch_samples must be at most 2097152", |c| {
+            c.batch_samples = 1_000_000_000_000_000
+        }),
+        // An update is not interrupted part-way: 1e9 epochs never ended.
+        ("epochs must be at most 1000", |c| {
+            c.learner.epochs = 1_000_000_000
+        }),
     ];
     for (i, (field, break_it)) in cases.into_iter().enumerate() {
         let mut cfg = tiny(5_000);
