@@ -316,6 +316,10 @@ pub struct ArenaReport {
     pub players: usize,
     /// Games played.
     pub games: u64,
+    /// Games asked for: more than `games` when the arena was stopped early
+    /// ([`run_arena_partial`]).
+    #[serde(default)]
+    pub games_asked: u64,
     /// Master seed.
     pub seed: u64,
     /// Games cut short (no winner).
@@ -343,6 +347,7 @@ struct Outcome {
 
 /// Per-agent sums over games (see [`run_arena`]).
 struct Tally {
+    games: u64,
     wins: Vec<u64>,
     pts: Vec<u64>,
     held: Vec<u64>,
@@ -356,6 +361,7 @@ struct Tally {
 impl Tally {
     fn new(k: usize, n: usize) -> Self {
         Tally {
+            games: 0,
             wins: vec![0; k],
             pts: vec![0; k],
             held: vec![0; k],
@@ -369,6 +375,7 @@ impl Tally {
 
     /// Adds a game's outcome to its agents' sums.
     fn add(&mut self, o: &Outcome) {
+        self.games += 1;
         self.truncated += o.truncated as u64;
         self.decisions += o.decisions as u64;
         let winner = o.winner.map(|w| o.seated[w]);
@@ -390,6 +397,7 @@ impl Tally {
     /// The sums of two tallies.
     fn merge(mut self, o: Tally) -> Tally {
         let add = |a: &mut Vec<u64>, b: &[u64]| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        self.games += o.games;
         add(&mut self.wins, &o.wins);
         add(&mut self.pts, &o.pts);
         add(&mut self.held, &o.held);
@@ -506,6 +514,24 @@ pub fn run_arena_until(
     progress: Option<Progress>,
     stop: &AtomicBool,
 ) -> Result<ArenaReport, AgentError> {
+    let report = run_arena_partial(cfg, progress, stop)?;
+    if report.stopped_early() {
+        return Err(AgentError::Interrupted);
+    }
+    Ok(report)
+}
+
+/// [`run_arena`] that stops when `stop` is raised and reports the games
+/// finished by then: the games under way finish, no new one starts, and the
+/// report's `games` is less than its `games_asked`
+/// ([`ArenaReport::stopped_early`]). Those games are the ones that happened
+/// to be done, not whole rotation blocks. Stopped before any game finished,
+/// the result is [`AgentError::Interrupted`].
+pub fn run_arena_partial(
+    cfg: &ArenaConfig,
+    progress: Option<Progress>,
+    stop: &AtomicBool,
+) -> Result<ArenaReport, AgentError> {
     let game = Game::new(cfg.rules.clone(), cfg.players)?;
     // A checkpoint trained for other rules is refused before any game (its
     // notes, for another table size or a variant, are the caller's to print:
@@ -547,10 +573,10 @@ fn run_on(
     let t: Tally = pool.install(|| {
         (0..cfg.games)
             .into_par_iter()
+            // Once `stop` is up no game starts, and the games not started are
+            // dropped without a step each (there may be 10^12 of them).
+            .take_any_while(|_| !stop.load(Ordering::Relaxed))
             .map(|g| {
-                if stop.load(Ordering::Relaxed) {
-                    return Err(AgentError::Interrupted);
-                }
                 // Each thread uses its own agents. They are busy only when this
                 // thread took this game while inside another (an agent that
                 // runs rayon work of its own): that game gets agents of its
@@ -584,6 +610,7 @@ fn run_on(
             .try_reduce(|| Tally::new(k, n), |a, b| Ok(a.merge(b)))
     })?;
     let Tally {
+        games,
         wins,
         pts,
         held,
@@ -593,7 +620,9 @@ fn run_on(
         truncated,
         decisions,
     } = t;
-    let games = cfg.games;
+    if games == 0 && cfg.games > 0 {
+        return Err(AgentError::Interrupted);
+    }
     let agents: Vec<AgentResult> = (0..k)
         .map(|a| {
             let (lo, hi) = wilson(wins[a], games, Z95);
@@ -623,6 +652,7 @@ fn run_on(
         rules: cfg.rules.name.clone(),
         players: n,
         games,
+        games_asked: cfg.games,
         seed: cfg.seed,
         truncated,
         mean_decisions: decisions as f64 / games as f64,
@@ -631,12 +661,27 @@ fn run_on(
     })
 }
 
+impl ArenaReport {
+    /// True if the arena was stopped before it played every game asked for.
+    pub fn stopped_early(&self) -> bool {
+        self.games < self.games_asked
+    }
+}
+
 impl fmt::Display for ArenaReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let games = if self.stopped_early() {
+            format!(
+                "{} of {} games (stopped early)",
+                self.games, self.games_asked
+            )
+        } else {
+            format!("{} games", self.games)
+        };
         writeln!(
             f,
-            "{} | {} players | {} games | seed {} | truncated {} | {:.1} decisions/game",
-            self.rules, self.players, self.games, self.seed, self.truncated, self.mean_decisions
+            "{} | {} players | {games} | seed {} | truncated {} | {:.1} decisions/game",
+            self.rules, self.players, self.seed, self.truncated, self.mean_decisions
         )?;
         let w = self
             .agents
@@ -685,6 +730,12 @@ impl fmt::Display for ArenaReport {
                 100.0 * d.diff,
                 100.0 * d.ci[0],
                 100.0 * d.ci[1]
+            )?;
+        }
+        if self.stopped_early() {
+            writeln!(
+                f,
+                "stopped early: these are the games finished by then, not whole rotation blocks, so the agents' seats were not shared out evenly"
             )?;
         }
         Ok(())
@@ -797,6 +848,17 @@ pub fn run_league(
     cfg: &LeagueConfig,
     progress: Option<Progress>,
 ) -> Result<LeagueReport, AgentError> {
+    run_league_until(cfg, progress, &AtomicBool::new(false))
+}
+
+/// [`run_league`] that gives up when `stop` is raised (a Ctrl-C handler's
+/// flag): the games under way finish, no new one starts, and the result is
+/// [`AgentError::Interrupted`] (the ratings need every pairing whole).
+pub fn run_league_until(
+    cfg: &LeagueConfig,
+    progress: Option<Progress>,
+    stop: &AtomicBool,
+) -> Result<LeagueReport, AgentError> {
     cfg.check()?;
     let k = cfg.specs.len();
     let game = Game::new(cfg.rules.clone(), cfg.players)?;
@@ -818,15 +880,10 @@ pub fn run_league(
             seed: mix_seed(cfg.seed, idx as u64 + 1),
             threads: cfg.threads,
         };
-        let r = run_on(
-            &game,
-            &arena,
-            &pool,
-            progress,
-            &done,
-            total,
-            &AtomicBool::new(false),
-        )?;
+        let r = run_on(&game, &arena, &pool, progress, &done, total, stop)?;
+        if r.stopped_early() {
+            return Err(AgentError::Interrupted);
+        }
         wins[i][j] += r.agents[0].wins;
         wins[j][i] += r.agents[1].wins;
         reports.push(r);

@@ -27,7 +27,8 @@ pub mod view;
 pub use agent::Agent;
 pub use arena::{
     AgentResult, ArenaConfig, ArenaReport, LeagueConfig, LeagueEntry, LeagueReport, MAX_ORDERS,
-    Progress, Seating, WinDiff, run_arena, run_arena_until, run_league,
+    Progress, Seating, WinDiff, run_arena, run_arena_partial, run_arena_until, run_league,
+    run_league_until,
 };
 pub use error::AgentError;
 pub use heuristic::{Heuristic, HeuristicParams};

@@ -644,7 +644,7 @@ fn confusing_specs_and_tables_get_messages_that_say_why() {
 #[test]
 fn an_arena_stops_when_asked() {
     use std::sync::atomic::AtomicBool;
-    use uno_agents::{AgentError, run_arena_until};
+    use uno_agents::{AgentError, run_arena_partial, run_arena_until};
     let cfg = ArenaConfig {
         rules: Rules::preset("classic").unwrap(),
         players: 2,
@@ -673,10 +673,78 @@ fn an_arena_stops_when_asked() {
     ));
     assert!(played.load(Ordering::Relaxed) < 10_000, "{played:?}");
     // Never raised: the same report as `run_arena`.
-    let small = ArenaConfig { games: 200, ..cfg };
+    let small = ArenaConfig {
+        games: 200,
+        ..cfg.clone()
+    };
     let a = run_arena_until(&small, None, &AtomicBool::new(false)).unwrap();
     let b = run_arena(&small, None).unwrap();
     assert_eq!(a.agents[0].wins, b.agents[0].wins);
+    assert!(!a.stopped_early());
+    assert_eq!((a.games, a.games_asked), (200, 200));
+
+    // `run_arena_partial` reports the games finished when the flag went up.
+    let stop = AtomicBool::new(false);
+    let progress = |done: u64, _total: u64| {
+        if done >= 50 {
+            stop.store(true, Ordering::Relaxed);
+        }
+    };
+    let r = run_arena_partial(&cfg, Some(&progress), &stop).unwrap();
+    assert!(r.stopped_early());
+    assert_eq!(r.games_asked, 100_000);
+    assert!((50..10_000).contains(&r.games), "{}", r.games);
+    for a in &r.agents {
+        assert_eq!(a.games, r.games);
+        assert_eq!(a.wins_by_seat.iter().sum::<u64>(), a.wins);
+        assert!((a.win_rate - a.wins as f64 / r.games as f64).abs() < 1e-12);
+    }
+    // One seat wins each game (classic has no decision cap hit here).
+    assert_eq!(
+        r.agents.iter().map(|a| a.wins).sum::<u64>() + r.truncated,
+        r.games
+    );
+    let text = r.to_string();
+    assert!(
+        text.contains(&format!("{} of 100000 games (stopped early)", r.games)),
+        "{text}"
+    );
+    assert!(text.contains("not whole rotation blocks"), "{text}");
+    // Raised before any game: nothing to report.
+    assert!(matches!(
+        run_arena_partial(&cfg, None, &AtomicBool::new(true)),
+        Err(AgentError::Interrupted)
+    ));
+    // Never raised: the whole report, as `run_arena`'s.
+    let c = run_arena_partial(&small, None, &AtomicBool::new(false)).unwrap();
+    assert_eq!(c.agents[0].wins, b.agents[0].wins);
+    assert!(!c.stopped_early());
+}
+
+/// A league stops when asked too: `Interrupted`, as its ratings need every
+/// pairing whole.
+#[test]
+fn a_league_stops_when_asked() {
+    use std::sync::atomic::AtomicBool;
+    use uno_agents::{AgentError, run_league_until};
+    let cfg = classic_league(&["heuristic", "random", "greedy"], 2, 100_000, 2);
+    let stop = AtomicBool::new(false);
+    let played = AtomicU64::new(0);
+    let progress = |done: u64, _total: u64| {
+        played.fetch_max(done, Ordering::Relaxed);
+        if done >= 50 {
+            stop.store(true, Ordering::Relaxed);
+        }
+    };
+    assert!(matches!(
+        run_league_until(&cfg, Some(&progress), &stop),
+        Err(AgentError::Interrupted)
+    ));
+    assert!(played.load(Ordering::Relaxed) < 10_000, "{played:?}");
+    let small = classic_league(&["heuristic", "random", "greedy"], 2, 20, 2);
+    let a = run_league_until(&small, None, &AtomicBool::new(false)).unwrap();
+    let b = run_league(&small, None).unwrap();
+    assert_eq!(a.wins, b.wins);
 }
 
 /// A spec listed twice: each ranked row of the head-to-head table shows its

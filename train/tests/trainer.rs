@@ -1679,6 +1679,64 @@ fn cli_train_lock_interrupt_and_eval_games() {
     stops_and_saves(fourth, libc::SIGTERM, &out);
 }
 
+/// Ctrl-C (or SIGTERM) stops `arena` after the games under way: it prints
+/// the games played (its JSON says how many were asked for) and exits with
+/// 130; a league says it has no ratings. Before, Ctrl-C lost every game.
+#[cfg(unix)]
+#[test]
+fn cli_arena_stopped_by_a_signal_reports_the_games_played() {
+    use std::process::{Command, Stdio};
+    let bin = env!("CARGO_BIN_EXE_uno-attack");
+    let base = ["arena", "--rules", "classic", "--players", "2"];
+    for (extra, signal) in [
+        (vec!["--agents", "heuristic,random", "--json"], libc::SIGINT),
+        (vec!["--agents", "heuristic,random"], libc::SIGTERM),
+        (
+            vec!["--agents", "heuristic,random,greedy", "--league"],
+            libc::SIGINT,
+        ),
+    ] {
+        let child = Command::new(bin)
+            .args(base)
+            .args(&extra)
+            .args(["--games", "1e12", "--threads", "2"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Long enough to install the handler and play some games.
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        // SAFETY: signals the child this test spawned.
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let out = child.wait_with_output().unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert_eq!(out.status.code(), Some(130), "{extra:?}: {stderr}");
+        assert!(
+            stderr.contains("interrupted: finishing the games"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        if extra.contains(&"--league") {
+            assert!(stdout.is_empty(), "{stdout}");
+            assert!(stderr.contains("no ratings"), "{stderr}");
+        } else if extra.contains(&"--json") {
+            let r: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+            let games = r["games"].as_u64().unwrap();
+            assert!(games > 0, "{stdout}");
+            assert_eq!(r["games_asked"].as_u64(), Some(1_000_000_000_000));
+            assert_eq!(r["agents"][0]["games"].as_u64(), Some(games));
+        } else {
+            assert!(
+                stdout.contains("of 1000000000000 games (stopped early)"),
+                "{stdout}"
+            );
+        }
+    }
+}
+
 /// Sends `signal` to a running `train` into `out`, which must save, say
 /// `stopped after`, release its lock and exit with 130.
 #[cfg(unix)]

@@ -4,7 +4,10 @@
 use super::{CmdResult, parse_count, parse_threads};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
-use uno_agents::{ArenaConfig, LeagueConfig, parse_spec_list, run_arena, run_league};
+use std::sync::atomic::Ordering;
+use uno_agents::{
+    AgentError, ArenaConfig, LeagueConfig, parse_spec_list, run_arena_partial, run_league_until,
+};
 use uno_env::Rules;
 
 /// Flags of `arena`.
@@ -114,15 +117,51 @@ pub fn run(a: Args) -> CmdResult {
             }
         );
     }
+    // Ctrl-C (or SIGTERM) lets the games under way finish; an arena then
+    // reports the games played, a league (whose ratings need every pairing
+    // whole) only says that it stopped.
+    let stop = super::stop_on_signal(
+        if league.is_some() {
+            "interrupted: finishing the games under way; a league reports only when every pairing is played (Ctrl-C again to quit at once)"
+        } else {
+            "interrupted: finishing the games under way, then reporting them (Ctrl-C again to quit at once)"
+        },
+        || {},
+    );
+    let is_league = league.is_some();
+    let interrupted = |e: AgentError| match e {
+        AgentError::Interrupted => {
+            eprintln!(
+                "stopped: {}",
+                if is_league {
+                    "the league's pairings were not all played, so there are no ratings"
+                } else {
+                    "no game was finished, nothing to report"
+                }
+            );
+            std::process::exit(super::INTERRUPTED)
+        }
+        e => e.to_string(),
+    };
     if let Some(cfg) = league {
         let pairs = (k * (k - 1) / 2) as u64;
-        let report = with_progress(a.games * pairs, a.json, |cb| run_league(&cfg, Some(cb)))
-            .map_err(|e| e.to_string())?;
+        let report = with_progress(a.games * pairs, a.json, |cb| {
+            run_league_until(&cfg, Some(cb), &stop)
+        })
+        .map_err(interrupted)?;
         return print_report(&report, a.json);
     }
-    let report = with_progress(a.games, a.json, |cb| run_arena(&arena, Some(cb)))
-        .map_err(|e| e.to_string())?;
-    print_report(&report, a.json)
+    let report = with_progress(a.games, a.json, |cb| {
+        run_arena_partial(&arena, Some(cb), &stop)
+    })
+    .map_err(interrupted)?;
+    print_report(&report, a.json)?;
+    if stop.load(Ordering::SeqCst) {
+        // The report (partial or, if the signal came after the last game
+        // started, whole) is out; the exit code says the run was stopped.
+        std::process::exit(super::INTERRUPTED);
+    }
+    Ok(())
 }
 
 /// Runs `f` with a progress callback that drives a bar on a terminal.

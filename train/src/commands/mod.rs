@@ -10,6 +10,47 @@ pub mod rules;
 pub mod simulate;
 pub mod train;
 
+/// A second Ctrl-C or SIGTERM sooner than this after the first is taken as the
+/// same request (not "quit at once").
+const DOUBLE_SIGNAL: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Exit code of a command stopped by Ctrl-C or SIGTERM (128 + SIGINT).
+pub const INTERRUPTED: i32 = 130;
+
+/// Installs the Ctrl-C / SIGTERM handler of a long command and returns its
+/// stop flag. The first signal raises the flag and prints `first` (what the
+/// command does now); a second one, a second or more later, runs `quit`
+/// and exits at once with [`INTERRUPTED`]. (A repeat within a second is the
+/// same request delivered twice: coreutils `timeout` signals the process and
+/// then its group.)
+pub fn stop_on_signal(
+    first: &'static str,
+    quit: impl Fn() + Send + 'static,
+) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let at = std::sync::OnceLock::new();
+    // Only one handler per process: a second command in the same process
+    // (tests) keeps the first's, which is no worse than none.
+    let _ = ctrlc::set_handler(move || {
+        if !flag.swap(true, Ordering::SeqCst) {
+            let _ = at.set(std::time::Instant::now());
+            eprintln!("\n{first}");
+            return;
+        }
+        if at
+            .get()
+            .is_some_and(|t: &std::time::Instant| t.elapsed() < DOUBLE_SIGNAL)
+        {
+            return;
+        }
+        quit();
+        std::process::exit(INTERRUPTED);
+    });
+    stop
+}
+
 /// A subcommand's failure: printed as one line, exit code 2.
 pub type CmdResult = Result<(), String>;
 

@@ -4,13 +4,8 @@ use super::{CmdResult, parse_count, parse_threads};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use uno_train::selfplay::{TrainConfig, TrainError, Trainer};
-
-/// A second Ctrl-C or SIGTERM sooner than this after the first is taken as the
-/// same request (not "quit at once without saving").
-const DOUBLE_SIGNAL: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Flags of `train`; a flag given on the command line overrides `--config`.
 #[derive(clap::Args)]
@@ -188,31 +183,15 @@ pub fn run(a: Args) -> CmdResult {
             a.out.display()
         );
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        let lock = a.out.join(uno_train::selfplay::LOCK_FILE);
-        let first = std::sync::OnceLock::new();
-        let _ = ctrlc::set_handler(move || {
-            if !stop.swap(true, Ordering::SeqCst) {
-                let _ = first.set(std::time::Instant::now());
-                eprintln!("\ninterrupted: saving a checkpoint (Ctrl-C again to quit at once)");
-                return;
-            }
-            // A repeat within a second is the same request delivered twice:
-            // coreutils `timeout` signals the process and then its group.
-            if first
-                .get()
-                .is_some_and(|t: &std::time::Instant| t.elapsed() < DOUBLE_SIGNAL)
-            {
-                return;
-            }
-            // Quitting at once skips the trainer's clean-up: release the
-            // run directory's lock here.
+    let lock = a.out.join(uno_train::selfplay::LOCK_FILE);
+    let stop = super::stop_on_signal(
+        "interrupted: saving a checkpoint (Ctrl-C again to quit at once)",
+        // Quitting at once skips the trainer's clean-up: release the run
+        // directory's lock here.
+        move || {
             let _ = std::fs::remove_file(&lock);
-            std::process::exit(130);
-        });
-    }
+        },
+    );
     let total = trainer.config().steps;
     let bar = std::io::stderr().is_terminal().then(|| {
         let pb = ProgressBar::new(total);
@@ -281,7 +260,7 @@ pub fn run(a: Args) -> CmdResult {
         // `train … && arena …` stops here (128 + SIGINT, as shells report it).
         drop(trainer);
         let _ = std::io::Write::flush(&mut std::io::stdout());
-        std::process::exit(130);
+        std::process::exit(super::INTERRUPTED);
     }
     Ok(())
 }
