@@ -1681,10 +1681,11 @@ fn cli_train_lock_interrupt_and_eval_games() {
 
 /// Ctrl-C (or SIGTERM) stops `arena` after the games under way: it prints
 /// the games played (its JSON says how many were asked for) and exits with
-/// 130; a league says it has no ratings. Before, Ctrl-C lost every game.
+/// 130; a league says it has no ratings; `simulate` reports its rounds so
+/// far. Before, Ctrl-C lost every game.
 #[cfg(unix)]
 #[test]
-fn cli_arena_stopped_by_a_signal_reports_the_games_played() {
+fn cli_arena_and_simulate_stopped_by_a_signal_report_the_games_played() {
     use std::process::{Command, Stdio};
     let bin = env!("CARGO_BIN_EXE_uno-attack");
     let base = ["arena", "--rules", "classic", "--players", "2"];
@@ -1735,6 +1736,32 @@ fn cli_arena_stopped_by_a_signal_reports_the_games_played() {
             );
         }
     }
+    // `simulate` too: the rounds played so far, in order.
+    let child = Command::new(bin)
+        .args([
+            "simulate",
+            "--rules",
+            "classic",
+            "--players",
+            "2",
+            "--games",
+            "1e12",
+            "--json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    // SAFETY: signals the child this test spawned.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(r["games"].as_u64().unwrap() > 0, "{r}");
+    assert_eq!(r["games_asked"].as_u64(), Some(1_000_000_000_000));
+    assert_eq!(r["invariant_violations"].as_u64(), Some(0));
 }
 
 /// Sends `signal` to a running `train` into `out`, which must save, say

@@ -4,6 +4,7 @@
 use super::{CmdResult, load_game, parse_count};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use uno_env::vec_env::Picker;
 use uno_env::{Events, Face, Game};
 
@@ -58,7 +59,9 @@ impl Events for Stats {
 struct Report {
     rules: String,
     players: usize,
+    /// Rounds played: fewer than `games_asked` when stopped by Ctrl-C.
     games: u64,
+    games_asked: u64,
     seed: u64,
     decisions: u64,
     mean_decisions_per_round: f64,
@@ -81,14 +84,20 @@ struct Report {
 /// The invariant check `simulate` runs after the deal and every action.
 type Check<'a> = dyn Fn(&Game, &uno_env::State) -> Result<(), uno_env::InvariantError> + 'a;
 
-fn simulate(game: &Game, a: &Args, check: &Check<'_>) -> Report {
+/// Plays `a.games` rounds in order, or the rounds before `stop` goes up.
+fn simulate(game: &Game, a: &Args, check: &Check<'_>, stop: &AtomicBool) -> Report {
     let n = game.num_players();
     let mut stats = Stats::default();
     let mut wins = vec![0u64; n];
     let (mut decisions, mut max_d, mut truncated, mut violations, mut points) =
         (0u64, 0u32, 0u64, 0u64, 0u64);
     let mut first_violation = None;
+    let mut played = 0;
     'rounds: for g in 0..a.games {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        played = g + 1;
         let mut s = game.new_state_on_stream(a.seed, g);
         let mut pick = Picker::new(a.seed, g);
         // The action just applied (named only in a report).
@@ -124,11 +133,12 @@ fn simulate(game: &Game, a: &Args, check: &Check<'_>) -> Report {
             None => truncated += 1,
         }
     }
-    let games = a.games.max(1) as f64;
+    let games = played.max(1) as f64;
     Report {
         rules: game.rules().name.clone(),
         players: n,
-        games: a.games,
+        games: played,
+        games_asked: a.games,
         seed: a.seed,
         decisions,
         mean_decisions_per_round: decisions as f64 / games,
@@ -150,16 +160,27 @@ fn simulate(game: &Game, a: &Args, check: &Check<'_>) -> Report {
 /// Runs `simulate`.
 pub fn run(a: Args) -> CmdResult {
     let game = load_game(&a.rules, a.players)?;
-    let r = simulate(&game, &a, &|g, s| g.check_invariants(s));
+    // Ctrl-C (or SIGTERM) ends the round under way, then reports rounds
+    // 0..k: the same rounds a run of k would play.
+    let stop = super::stop_on_signal(
+        "interrupted: finishing the round under way, then reporting the rounds played (Ctrl-C again to quit at once)",
+        || {},
+    );
+    let r = simulate(&game, &a, &|g, s| g.check_invariants(s), &stop);
     if a.json {
         println!(
             "{}",
             serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?
         );
     } else {
+        let rounds = if r.games < r.games_asked {
+            format!("{} of {} rounds (stopped early)", r.games, r.games_asked)
+        } else {
+            format!("{} rounds", r.games)
+        };
         println!(
-            "rules {} · {} players · {} rounds · seed {}",
-            r.rules, r.players, r.games, r.seed
+            "rules {} · {} players · {rounds} · seed {}",
+            r.rules, r.players, r.seed
         );
         println!(
             "decisions: {} (mean {:.1}, max {} per round), truncated rounds: {}",
@@ -196,6 +217,9 @@ pub fn run(a: Args) -> CmdResult {
     if r.invariant_violations > 0 {
         return Err(format!("{} invariant violations", r.invariant_violations));
     }
+    if stop.load(Ordering::SeqCst) {
+        std::process::exit(super::INTERRUPTED);
+    }
     Ok(())
 }
 
@@ -213,25 +237,65 @@ mod tests {
         }
     }
 
+    /// A stop flag that is never raised.
+    fn go() -> AtomicBool {
+        AtomicBool::new(false)
+    }
+
+    /// Stopped after k rounds, the report is that of a run of k rounds
+    /// (rounds are played in order), and says how many were asked for.
+    #[test]
+    fn a_stopped_run_reports_the_rounds_played() {
+        let game = load_game("classic", 2).unwrap();
+        let stop = AtomicBool::new(false);
+        let rounds = std::cell::Cell::new(0u32);
+        let r = simulate(
+            &game,
+            &args(1_000_000),
+            &|g, s| {
+                if s.decisions() == 0 {
+                    rounds.set(rounds.get() + 1);
+                    if rounds.get() == 7 {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+                g.check_invariants(s)
+            },
+            &stop,
+        );
+        assert_eq!((r.games, r.games_asked), (7, 1_000_000));
+        let whole = simulate(&game, &args(7), &|g, s| g.check_invariants(s), &go());
+        assert_eq!((whole.games, whole.games_asked), (7, 7));
+        assert_eq!(r.decisions, whole.decisions);
+        assert_eq!(r.wins_by_seat, whole.wins_by_seat);
+        assert_eq!(r.win_share_by_seat, whole.win_share_by_seat);
+        assert_eq!(r.cards_played_by_kind, whole.cards_played_by_kind);
+    }
+
     #[test]
     fn a_failing_check_counts_each_round_once_and_names_the_first() {
         let game = load_game("classic", 2).unwrap();
-        let clean = simulate(&game, &args(20), &|g, s| g.check_invariants(s));
+        let clean = simulate(&game, &args(20), &|g, s| g.check_invariants(s), &go());
         assert_eq!(
             (clean.invariant_violations, clean.first_violation),
             (0, None)
         );
         // A check that fails from the 5th decision of every round on.
-        let late = simulate(&game, &args(20), &|_, s| {
-            if s.decisions() >= 5 {
-                Err(uno_env::InvariantError::new(format!(
-                    "planted at {}",
-                    s.decisions()
-                )))
-            } else {
-                Ok(())
-            }
-        });
+        let late = simulate(
+            &game,
+            &args(20),
+            &|_, s| {
+                if s.decisions() >= 5 {
+                    Err(uno_env::InvariantError::new(format!(
+                        "planted at {}",
+                        s.decisions()
+                    )))
+                } else {
+                    Ok(())
+                }
+            },
+            &go(),
+        );
         assert_eq!(late.invariant_violations, 20);
         assert!(
             late.first_violation
@@ -248,14 +312,19 @@ mod tests {
         // A check that fails once (its 30th call, in some round): one
         // violation, and every other round played out.
         let calls = std::cell::Cell::new(0u32);
-        let once = simulate(&game, &args(20), &|g, s| {
-            calls.set(calls.get() + 1);
-            if calls.get() == 30 {
-                Err(uno_env::InvariantError::new("planted once"))
-            } else {
-                g.check_invariants(s)
-            }
-        });
+        let once = simulate(
+            &game,
+            &args(20),
+            &|g, s| {
+                calls.set(calls.get() + 1);
+                if calls.get() == 30 {
+                    Err(uno_env::InvariantError::new("planted once"))
+                } else {
+                    g.check_invariants(s)
+                }
+            },
+            &go(),
+        );
         assert_eq!(once.invariant_violations, 1);
         assert_eq!(once.wins_by_seat.iter().sum::<u64>() + once.truncated, 19);
     }
