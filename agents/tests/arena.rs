@@ -639,6 +639,36 @@ fn confusing_specs_and_tables_get_messages_that_say_why() {
     assert!(e.contains("even number of players, not 3"), "{e}");
 }
 
+/// A stop flag raised by the progress callback once `n` games are done (a
+/// Ctrl-C part-way), and the most games the callback saw done.
+struct StopAfter {
+    stop: std::sync::atomic::AtomicBool,
+    played: AtomicU64,
+    n: u64,
+}
+
+impl StopAfter {
+    fn new(n: u64) -> Self {
+        StopAfter {
+            stop: std::sync::atomic::AtomicBool::new(false),
+            played: AtomicU64::new(0),
+            n,
+        }
+    }
+
+    /// The progress callback.
+    fn progress(&self, done: u64, _total: u64) {
+        self.played.fetch_max(done, Ordering::Relaxed);
+        if done >= self.n {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    fn played(&self) -> u64 {
+        self.played.load(Ordering::Relaxed)
+    }
+}
+
 /// A raised stop flag (Ctrl-C during a trainer's evaluation) ends the arena
 /// early with `Interrupted`: no game starts once it is up.
 #[test]
@@ -659,19 +689,12 @@ fn an_arena_stops_when_asked() {
         Err(AgentError::Interrupted)
     ));
     // Raised after 50 games: the arena ends long before its 100,000.
-    let stop = AtomicBool::new(false);
-    let played = AtomicU64::new(0);
-    let progress = |done: u64, _total: u64| {
-        played.fetch_max(done, Ordering::Relaxed);
-        if done >= 50 {
-            stop.store(true, Ordering::Relaxed);
-        }
-    };
+    let s = StopAfter::new(50);
     assert!(matches!(
-        run_arena_until(&cfg, Some(&progress), &stop),
+        run_arena_until(&cfg, Some(&|d, t| s.progress(d, t)), &s.stop),
         Err(AgentError::Interrupted)
     ));
-    assert!(played.load(Ordering::Relaxed) < 10_000, "{played:?}");
+    assert!(s.played() < 10_000, "{}", s.played());
     // Never raised: the same report as `run_arena`.
     let small = ArenaConfig {
         games: 200,
@@ -684,13 +707,8 @@ fn an_arena_stops_when_asked() {
     assert_eq!((a.games, a.games_asked), (200, 200));
 
     // `run_arena_partial` reports the games finished when the flag went up.
-    let stop = AtomicBool::new(false);
-    let progress = |done: u64, _total: u64| {
-        if done >= 50 {
-            stop.store(true, Ordering::Relaxed);
-        }
-    };
-    let r = run_arena_partial(&cfg, Some(&progress), &stop).unwrap();
+    let s = StopAfter::new(50);
+    let r = run_arena_partial(&cfg, Some(&|d, t| s.progress(d, t)), &s.stop).unwrap();
     assert!(r.stopped_early());
     assert_eq!(r.games_asked, 100_000);
     assert!((50..10_000).contains(&r.games), "{}", r.games);
@@ -728,19 +746,12 @@ fn a_league_stops_when_asked() {
     use std::sync::atomic::AtomicBool;
     use uno_agents::{AgentError, run_league_until};
     let cfg = classic_league(&["heuristic", "random", "greedy"], 2, 100_000, 2);
-    let stop = AtomicBool::new(false);
-    let played = AtomicU64::new(0);
-    let progress = |done: u64, _total: u64| {
-        played.fetch_max(done, Ordering::Relaxed);
-        if done >= 50 {
-            stop.store(true, Ordering::Relaxed);
-        }
-    };
+    let s = StopAfter::new(50);
     assert!(matches!(
-        run_league_until(&cfg, Some(&progress), &stop),
+        run_league_until(&cfg, Some(&|d, t| s.progress(d, t)), &s.stop),
         Err(AgentError::Interrupted)
     ));
-    assert!(played.load(Ordering::Relaxed) < 10_000, "{played:?}");
+    assert!(s.played() < 10_000, "{}", s.played());
     let small = classic_league(&["heuristic", "random", "greedy"], 2, 20, 2);
     let a = run_league_until(&small, None, &AtomicBool::new(false)).unwrap();
     let b = run_league(&small, None).unwrap();

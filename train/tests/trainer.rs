@@ -1686,8 +1686,6 @@ fn cli_train_lock_interrupt_and_eval_games() {
 #[cfg(unix)]
 #[test]
 fn cli_arena_and_simulate_stopped_by_a_signal_report_the_games_played() {
-    use std::process::{Command, Stdio};
-    let bin = env!("CARGO_BIN_EXE_uno-attack");
     let base = ["arena", "--rules", "classic", "--players", "2"];
     for (extra, signal) in [
         (vec!["--agents", "heuristic,random", "--json"], libc::SIGINT),
@@ -1697,29 +1695,12 @@ fn cli_arena_and_simulate_stopped_by_a_signal_report_the_games_played() {
             libc::SIGINT,
         ),
     ] {
-        let child = Command::new(bin)
-            .args(base)
-            .args(&extra)
-            .args(["--games", "1e12", "--threads", "2"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // Long enough to install the handler and play some games.
-        std::thread::sleep(std::time::Duration::from_millis(1500));
-        // SAFETY: signals the child this test spawned.
-        unsafe { libc::kill(child.id() as i32, signal) };
-        let out = child.wait_with_output().unwrap();
-        let (stdout, stderr) = (
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr),
-        );
-        assert_eq!(out.status.code(), Some(130), "{extra:?}: {stderr}");
+        let args = [&base[..], &extra, &["--games", "1e12", "--threads", "2"]].concat();
+        let (stdout, stderr) = signalled(&args, signal);
         assert!(
             stderr.contains("interrupted: finishing the games"),
             "{stderr}"
         );
-        assert!(!stderr.contains("panicked"), "{stderr}");
         if extra.contains(&"--league") {
             assert!(stdout.is_empty(), "{stdout}");
             assert!(stderr.contains("no ratings"), "{stderr}");
@@ -1737,31 +1718,39 @@ fn cli_arena_and_simulate_stopped_by_a_signal_report_the_games_played() {
         }
     }
     // `simulate` too: the rounds played so far, in order.
-    let child = Command::new(bin)
-        .args([
-            "simulate",
-            "--rules",
-            "classic",
-            "--players",
-            "2",
-            "--games",
-            "1e12",
-            "--json",
-        ])
+    let args = [
+        "simulate", "--rules", "classic", "--games", "1e12", "--json",
+    ];
+    let (stdout, _) = signalled(&args, libc::SIGINT);
+    let r: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert!(r["games"].as_u64().unwrap() > 0, "{r}");
+    assert_eq!(r["games_asked"].as_u64(), Some(1_000_000_000_000));
+    assert_eq!(r["invariant_violations"].as_u64(), Some(0));
+}
+
+/// Runs `uno-attack ARGS`, sends it `signal` after a second and a half (long
+/// enough to install its handler and play some games), and returns its
+/// stdout and stderr; it must exit with 130, without a panic.
+#[cfg(unix)]
+fn signalled(args: &[&str], signal: i32) -> (String, String) {
+    use std::process::{Command, Stdio};
+    let child = Command::new(env!("CARGO_BIN_EXE_uno-attack"))
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1000));
+    std::thread::sleep(std::time::Duration::from_millis(1500));
     // SAFETY: signals the child this test spawned.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    unsafe { libc::kill(child.id() as i32, signal) };
     let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{stderr}");
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(r["games"].as_u64().unwrap() > 0, "{r}");
-    assert_eq!(r["games_asked"].as_u64(), Some(1_000_000_000_000));
-    assert_eq!(r["invariant_violations"].as_u64(), Some(0));
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert_eq!(out.status.code(), Some(130), "{args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (stdout, stderr)
 }
 
 /// Sends `signal` to a running `train` into `out`, which must save, say
