@@ -101,6 +101,48 @@ def test_bad_input_is_a_clear_error(tmp_path):
     assert logits.shape == (0, ua.NUM_ACTIONS) and values.shape == (0,)
 
 
+def test_a_garbled_checkpoint_is_a_value_error_not_a_panic(tmp_path):
+    # Bytes of model.bpk's header and metadata overwritten, and meta.json
+    # mangled: a ValueError naming the problem (pyo3 turns a Rust panic into
+    # PanicException, which is not one), or, where the byte did not matter,
+    # a network that runs. Every variant is checked in Rust by
+    # agents/tests/checkpoint_corrupt.rs; this is the binding's path.
+    broken = tmp_path / "broken"
+    shutil.copytree(CKPT, broken)
+    model = broken / "model.bpk"
+    meta = broken / "meta.json"
+    good_model, good_meta = model.read_bytes(), meta.read_bytes()
+    obs = np.zeros((1, ua.OBS_SIZE), np.float32)
+    for at in [*range(0, 12), 40, 100, 250, 600, 1200, len(good_model) - 1]:
+        for value in (0x00, 0xFF, ord("7")):
+            garbled = bytearray(good_model)
+            garbled[at] = value
+            model.write_bytes(bytes(garbled))
+            try:
+                logits, values = ua.Policy(broken).forward(obs)
+            except ValueError as e:
+                assert "model.bpk" in str(e), f"byte {at} = {value}: {e}"
+            else:
+                assert np.isfinite(logits).all() and np.isfinite(values).all(), f"byte {at} = {value}"
+    # A tensor whose stored type became i32 (same width): burn used to panic.
+    model.write_bytes(good_model.replace(b"\x63F32", b"\x63I32", 1))
+    with pytest.raises(ValueError, match="not as f32"):
+        ua.Policy(broken)
+    model.write_bytes(good_model)
+    text = good_meta.decode()
+    for bad, names in [
+        (b"\xff\xfe{}", "meta.json"),
+        (text.replace('"hidden": [', '"hidden": [1e18, ', 1).encode(), "meta.json"),
+        # A huge network that the weights cannot fit: refused before it is built.
+        (text.replace('"hidden": [', '"hidden": [16000, 15000, ', 1).encode(), "model.bpk"),
+        (text.replace('"obs_dim": ', '"obs_dim": 1').encode(), "obs"),
+        (("[" * 100_000).encode(), "meta.json"),
+    ]:
+        meta.write_bytes(bad)
+        with pytest.raises(ValueError, match=names):
+            ua.Policy(broken)
+
+
 def test_weights_from_elsewhere_become_a_checkpoint(tmp_path):
     """`with_parameters` + `save`: a port trained in another framework comes back."""
     p = ua.Policy(CKPT)

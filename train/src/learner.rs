@@ -1042,19 +1042,24 @@ fn load_optim<M: Module>(
     if !path.is_file() {
         return Err(corrupt("file is missing".into()));
     }
-    let fresh = config.optimizer();
-    let optim = catch_unwind(AssertUnwindSafe(|| fresh.load(path)))
-        .map_err(|_| corrupt("optimizer state could not be decoded".into()))?
-        .map_err(|e| corrupt(e.to_string()))?;
-    // A state for another network (an optim.bpk copied from another run)
-    // decodes, and burn only trips over its shapes at the first update.
+    // Checked before burn reads it: burn panics on a tensor without a
+    // parameter id or of an integer type, and a state for another network
+    // (an optim.bpk copied from another run) decodes, burn only tripping
+    // over its shapes at the first update.
     optim_fits(model, path).map_err(corrupt)?;
-    Ok(optim)
+    let fresh = config.optimizer();
+    // A backstop: what the check above does not foresee is an error, not a crash.
+    catch_unwind(AssertUnwindSafe(|| fresh.load(path)))
+        .map_err(|_| corrupt(OPTIM_UNDECODED.into()))?
+        .map_err(|e| corrupt(e.to_string()))
 }
 
+/// The error for an optimizer file that made burn panic.
+const OPTIM_UNDECODED: &str = "optimizer state could not be decoded";
+
 /// Checks that every tensor of the optimizer file at `path` belongs to a
-/// parameter of `model` and has its shape (AdamW keeps two moments per
-/// parameter, each shaped like it).
+/// parameter of `model`, has its shape (AdamW keeps two moments per
+/// parameter, each shaped like it) and holds f32 numbers.
 fn optim_fits<M: Module>(model: &M, path: &Path) -> Result<(), String> {
     struct Shapes(std::collections::HashMap<u64, Vec<usize>>);
     impl ModuleVisitor for Shapes {
@@ -1064,11 +1069,53 @@ fn optim_fits<M: Module>(model: &M, path: &Path) -> Result<(), String> {
     }
     let mut shapes = Shapes(Default::default());
     model.visit(&mut shapes);
-    let tensors = burn_pack::Reader::from_file(path)
-        .and_then(burn_pack::Reader::into_tensors)
-        .map_err(|e| e.to_string())?;
+    let reader = burn_pack::Reader::from_file(path).map_err(|e| e.to_string())?;
+    // burn takes each parameter's rank from these scalars (over its
+    // tensors' shapes) and panics when they disagree.
+    for (key, value) in reader.scalars() {
+        let Some(Ok(id)) = key.strip_suffix(".__rank").map(str::parse::<u64>) else {
+            continue;
+        };
+        let Ok(rank) = usize::try_from(*value) else {
+            continue; // burn ignores it and goes by the tensors' shapes
+        };
+        match shapes.0.get(&id) {
+            Some(dims) if dims.len() == rank => {}
+            Some(dims) => {
+                return Err(format!(
+                    "optimizer state `{key}` says rank {rank} but its parameter has shape {dims:?}: the file is damaged"
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "optimizer state `{key}` is for a parameter this network does not have: the state of another network"
+                ));
+            }
+        }
+    }
+    let tensors = reader.into_tensors().map_err(|e| e.to_string())?;
     for t in tensors {
-        let Some(id) = t.param_id else { continue };
+        let Some(id) = t.param_id else {
+            return Err(format!(
+                "optimizer state `{}` names no parameter: the file is damaged",
+                t.name
+            ));
+        };
+        if t.dtype != burn::tensor::DType::F32 {
+            return Err(format!(
+                "optimizer state `{}` is stored as {:?}, not as f32 numbers: the file is damaged",
+                t.name, t.dtype
+            ));
+        }
+        // burn finds a parameter's state by the id its name starts with
+        // (`{id}.momentum.moment_1`), and its rank by `param_id`: both must fit.
+        let by_name = t.name.split('.').next().and_then(|p| p.parse::<u64>().ok());
+        if let Some(named) = by_name.filter(|&n| n != id) {
+            return Err(format!(
+                "optimizer state `{}` is named for parameter {named} but stored for parameter {id}: the file is damaged",
+                t.name
+            ));
+        }
         match shapes.0.get(&id) {
             Some(dims) if dims[..] == *t.shape.as_slice() => {}
             Some(dims) => {
@@ -1655,6 +1702,25 @@ mod tests {
                 ),
                 "optim cut at {cut}"
             );
+        }
+        // Each byte of its header and metadata overwritten: an error naming
+        // the damage, or harmless; never a panic inside burn (caught, it
+        // used to surface as "could not be decoded", e.g. for a tensor
+        // whose type became an integer one or that lost its parameter id).
+        let meta_len = u32::from_le_bytes(optim[6..10].try_into().expect("4 bytes")) as usize;
+        for at in 0..10 + meta_len {
+            for value in [0x00, 0xFF, b'7', b'I'] {
+                let mut bad = optim.clone();
+                bad[at] = value;
+                fs::write(dir.join(OPTIM_FILE), &bad).expect("write");
+                match Learner::load(&dir, None) {
+                    Ok(_) => {}
+                    Err(LearnerError::CorruptState { message, .. }) => {
+                        assert_ne!(message, OPTIM_UNDECODED, "byte {at} = {value:#04x}")
+                    }
+                    Err(e) => panic!("byte {at} = {value:#04x}: {e}"),
+                }
+            }
         }
         fs::write(dir.join(OPTIM_FILE), &optim).expect("write");
 

@@ -6,12 +6,12 @@
 //! written last.
 
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use burn::module::{Module, ModuleVisitor, Param};
-use burn::tensor::{Device, Tensor};
+use burn::tensor::{DType, Device, Tensor};
 use serde::{Deserialize, Serialize};
 
 use super::{NetConfig, NeuralError, PolicyValueNet};
@@ -341,9 +341,12 @@ impl ModuleVisitor for NonFinite {
 /// length, or a training run that diverged): such a network would play every decision with
 /// NaN logits, i.e. silently as its first legal action.
 pub fn load_weights(net: PolicyValueNet, path: &Path) -> Result<PolicyValueNet, NeuralError> {
-    if !path.is_file() {
-        return Err(NeuralError::MissingFile(path.to_path_buf()));
-    }
+    check_weights_file(path, &net.config())?;
+    load_checked_weights(net, path)
+}
+
+/// [`load_weights`] for a file that passed [`check_weights_file`].
+fn load_checked_weights(net: PolicyValueNet, path: &Path) -> Result<PolicyValueNet, NeuralError> {
     let net = net
         .try_load_file(path)
         .map_err(|e| NeuralError::CorruptWeights {
@@ -360,6 +363,72 @@ pub fn load_weights(net: PolicyValueNet, path: &Path) -> Result<PolicyValueNet, 
         });
     }
     Ok(net)
+}
+
+/// Bytes of a burnpack header: magic number (4), format version (2), metadata length (4, LE).
+const BPK_HEADER: u64 = 10;
+/// Alignment of a burnpack file's tensor data section.
+const BPK_ALIGN: u64 = 256;
+
+/// Checks, before burn reads it, that the weights file at `path` exists and is long enough
+/// for what its header claims and for the network `config` describes (its parameters as
+/// f32). A `meta.json` edited to describe a far larger network is refused here, before that
+/// network is built (up to [`MAX_PARAMS`](super::MAX_PARAMS) parameters, a gigabyte), and a
+/// header claiming more metadata than the file holds is refused before burn allocates it.
+fn check_weights_file(path: &Path, config: &NetConfig) -> Result<(), NeuralError> {
+    let corrupt = |message: String| NeuralError::CorruptWeights {
+        path: path.to_path_buf(),
+        message,
+    };
+    let mut file = match fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(NeuralError::MissingFile(path.to_path_buf()));
+        }
+        Err(e) => return Err(io_err(path, e)),
+    };
+    let len = match file.metadata() {
+        Ok(m) if m.is_file() => m.len(),
+        Ok(_) => return Err(NeuralError::MissingFile(path.to_path_buf())),
+        Err(e) => return Err(io_err(path, e)),
+    };
+    let mut header = [0u8; BPK_HEADER as usize];
+    if len < BPK_HEADER {
+        return Err(corrupt(format!(
+            "the file is {len} bytes, shorter than a burnpack header ({BPK_HEADER} bytes): it is truncated or not a weights file"
+        )));
+    }
+    file.read_exact(&mut header).map_err(|e| io_err(path, e))?;
+    let meta_len = u64::from(u32::from_le_bytes([
+        header[6], header[7], header[8], header[9],
+    ]));
+    let data_start = (BPK_HEADER + meta_len).div_ceil(BPK_ALIGN) * BPK_ALIGN;
+    if BPK_HEADER + meta_len > len {
+        return Err(corrupt(format!(
+            "the file's header is damaged or the file truncated: it claims {meta_len} bytes of metadata, but the file is {len} bytes"
+        )));
+    }
+    let params = config.num_params() as u64;
+    let needed = data_start.saturating_add(params.saturating_mul(4));
+    if len < needed {
+        return Err(corrupt(format!(
+            "the file is {len} bytes, too short for the network meta.json describes ({params} parameters, at least {needed} bytes): \
+             meta.json was edited, or the file is truncated"
+        )));
+    }
+    // burn adopts each tensor's stored element type and panics ("Expected float dtype")
+    // when it is not a float one: every weight must be stored as f32, as this program
+    // writes them. Reading the tensor list reads no tensor data.
+    let tensors = burn_pack::Reader::from_file_exact(path)
+        .and_then(burn_pack::Reader::into_tensors)
+        .map_err(|e| corrupt(describe_load_error(&e.to_string())))?;
+    if let Some(t) = tensors.iter().find(|t| t.dtype != DType::F32) {
+        return Err(corrupt(format!(
+            "tensor {} is stored as {:?}, not as f32 numbers: the file is damaged, or was not written by this program",
+            t.name, t.dtype
+        )));
+    }
+    Ok(())
 }
 
 /// Burn's load error in a user's words where it is a known case: weights of
@@ -497,8 +566,12 @@ pub fn load_checkpoint_on(
         Some(expected) => meta.check_loadable(expected)?,
         None => None,
     };
+    let model = dir.join(MODEL_FILE);
+    // Before the network is built: a meta.json describing a huge network must not cost
+    // a gigabyte and seconds of initialisation to find that the weights do not fit.
+    check_weights_file(&model, &meta.net)?;
     let net = PolicyValueNet::new(&meta.net, device)?;
-    let net = load_weights(net, &dir.join(MODEL_FILE))?;
+    let net = load_checked_weights(net, &model)?;
     match (widen_to, expected) {
         (Some(dim), Some((version, _, _))) => {
             let net = net.widened_input(dim, device)?;
