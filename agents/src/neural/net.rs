@@ -115,10 +115,28 @@ pub struct PolicyValueNet {
     num_actions: usize,
 }
 
+/// The lock every network construction holds while it draws its initial weights from the
+/// device's generator, which burn keeps per process: without it, a network built on one
+/// thread (a checkpoint loaded for an opponent, a test) could draw from the generator between
+/// another thread's seeding and its draws, and change that seeded network's weights.
+fn init_lock() -> std::sync::MutexGuard<'static, ()> {
+    static INIT_LOCK: Mutex<()> = Mutex::new(());
+    INIT_LOCK
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 impl PolicyValueNet {
-    /// Builds a freshly initialised network on `device` (seed the device first for
-    /// reproducible weights; the parameters are materialised eagerly).
+    /// Builds a freshly initialised network on `device` (its weights drawn from the
+    /// device's generator; [`PolicyValueNet::new_seeded`] for reproducible ones; the
+    /// parameters are materialised eagerly).
     pub fn new(config: &NetConfig, device: &Device) -> Result<Self, NeuralError> {
+        let _guard = init_lock();
+        Self::build(config, device)
+    }
+
+    /// [`PolicyValueNet::new`] for a caller that holds [`init_lock`].
+    fn build(config: &NetConfig, device: &Device) -> Result<Self, NeuralError> {
         config.validate()?;
         let mut trunk = Vec::with_capacity(config.hidden.len());
         let mut norms = Vec::new();
@@ -157,15 +175,13 @@ impl PolicyValueNet {
     }
 
     /// Builds a network whose initial weights and parameter ids depend only on `seed`: seeds
-    /// `device` and initialises under a process-wide lock, so concurrent constructions through
-    /// this function cannot interleave their random draws.
+    /// `device` and initialises under the process-wide lock that every construction takes, so
+    /// no other construction (seeded or not, e.g. a checkpoint being loaded on another
+    /// thread) draws from the device's generator in between.
     pub fn new_seeded(config: &NetConfig, device: &Device, seed: u64) -> Result<Self, NeuralError> {
-        static INIT_LOCK: Mutex<()> = Mutex::new(());
-        let _guard = INIT_LOCK
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let _guard = init_lock();
         device.seed(seed);
-        let net = Self::new(config, device)?;
+        let net = Self::build(config, device)?;
         Ok(net.map(&mut SeededIds::new(seed)))
     }
 
@@ -701,6 +717,46 @@ mod tests {
             i += 1;
         }
         (dense(&h, "policy"), dense(&h, "value"))
+    }
+
+    /// A seeded network has the same weights while other threads build networks
+    /// (a checkpoint loaded for an opponent, another test): every construction draws
+    /// under one lock. Before, an unseeded construction could draw from the device's
+    /// generator between a seeding and its draws (a trainer test failed about one
+    /// run in seven while another test loaded checkpoints in a loop).
+    #[test]
+    fn seeded_weights_do_not_depend_on_networks_built_by_other_threads() {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        let cfg = NetConfig {
+            hidden: vec![32, 32],
+            ..NetConfig::new(8, 4)
+        };
+        let dev = Device::flex();
+        let weights = |net: PolicyValueNet| -> Vec<Vec<f32>> {
+            let params = net.parameters().expect("parameters");
+            params.into_iter().map(|p| p.values).collect()
+        };
+        let reference = weights(PolicyValueNet::new_seeded(&cfg, &dev, 7).expect("net"));
+        let (stop, built) = (AtomicBool::new(false), AtomicUsize::new(0));
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    let _ = PolicyValueNet::new(&cfg, &dev).expect("net");
+                    built.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+            // Until the other thread has built 300 networks alongside.
+            let mut k = 0;
+            while built.load(Ordering::Relaxed) < 300 && k < 1_000_000 {
+                let again = weights(PolicyValueNet::new_seeded(&cfg, &dev, 7).expect("net"));
+                if again != reference {
+                    stop.store(true, Ordering::Relaxed);
+                    panic!("construction {k} drew other weights");
+                }
+                k += 1;
+            }
+            stop.store(true, Ordering::Relaxed);
+        });
     }
 
     #[test]
