@@ -630,6 +630,18 @@ fn states_with_too_few_seats_in_the_match_fail_the_check_and_are_not_dealt() {
     assert!(e.message().contains("current seat 7 is not a seat"), "{e}");
 }
 
+/// `got` passes the check when `ok`; otherwise it fails with a message
+/// containing `needle` (`what` names the case in a failure).
+fn passes_or_names(got: Result<(), uno_env::InvariantError>, ok: bool, needle: &str, what: &str) {
+    match got {
+        Ok(()) => assert!(ok, "{what}: passed the check, expected `{needle}`"),
+        Err(e) => {
+            assert!(!ok, "{what}: {e}");
+            assert!(e.message().contains(needle), "{what}: {e}");
+        }
+    }
+}
+
 #[test]
 fn a_colour_or_target_decision_needs_a_card_that_asks_for_it() {
     // Found by fuzzing: a target decision for a Hit being stacked, with a top
@@ -657,15 +669,7 @@ fn a_colour_or_target_decision_needs_a_card_that_asks_for_it() {
         let j = set_field(&s.to_json(), "phase", &format!("\"{phase}\""));
         let j = set_field(&j, "pending_face", &face(top).0.to_string());
         let got = game.check_invariants(&State::from_json(&j).unwrap());
-        if ok {
-            got.unwrap();
-        } else {
-            let e = got.unwrap_err();
-            assert!(
-                e.message().contains("does not ask for it"),
-                "{phase} {top}: {e}"
-            );
-        }
+        passes_or_names(got, ok, "does not ask for it", &format!("{phase} {top}"));
     }
     // The card being played is the top card.
     let s = build(&game, &at("wild"));
@@ -683,15 +687,7 @@ fn a_colour_or_target_decision_needs_a_card_that_asks_for_it() {
         let j = set_field(&j, "stack", "2");
         let j = set_field(&j, "stack_origin", "3");
         let got = g.check_invariants(&State::from_json(&j).unwrap());
-        if mega_hit {
-            got.unwrap();
-        } else {
-            let e = got.unwrap_err();
-            assert!(
-                e.message().contains("2 pending hits without mega_hit"),
-                "{e}"
-            );
-        }
+        passes_or_names(got, mega_hit, "2 pending hits without mega_hit", "");
     }
 }
 
@@ -747,11 +743,6 @@ fn a_trade_hands_being_played_from_an_empty_hand_fails_the_check() {
         let j = set_field(&j, "phase", &format!("\"{phase}\""));
         let j = set_field(&j, "pending_face", &face(top).0.to_string());
         let got = game.check_invariants(&State::from_json(&j).unwrap());
-        if ok {
-            got.unwrap();
-        } else {
-            let e = got.unwrap_err();
-            assert!(e.message().contains("holds no cards"), "{top}: {e}");
-        }
+        passes_or_names(got, ok, "holds no cards", top);
     }
 }
