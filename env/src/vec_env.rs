@@ -8,7 +8,10 @@
 //! is already the new episode's first. Games are split into one contiguous
 //! part per thread (at most 64); each thread of a thread team (`team.rs`;
 //! the calling thread is one of them) steps its own part, the same every
-//! batch, then takes any part no thread has started. Every game draws chance
+//! batch, then takes any part no thread has started. Neighbouring parts are
+//! walked away from their shared boundary, and the arrays have unused memory
+//! after them ([`TAIL_PAD`]), so no core's prefetcher takes cache lines that
+//! another thread is writing. Every game draws chance
 //! from its own ChaCha stream (stream = game index), so results are
 //! bit-identical for any thread count. The step path does not allocate.
 
@@ -220,7 +223,30 @@ fn split_optional(b: &mut [u8], at: usize) -> (&mut [u8], &mut [u8]) {
     }
 }
 
+/// Bytes of unused memory kept after each per-game array that the vectorized
+/// core writes, when it allocates the array ([`Buffers`], its own state; the
+/// Python bindings' numpy buffers too): a thread stepping the last games of
+/// a batch prefetches past an array's end into it, not into the next array,
+/// whose first rows another thread may be writing.
+pub const TAIL_PAD: usize = 4096;
+
+/// `n` copies of `v`, with [`TAIL_PAD`] bytes of unused capacity after them.
+/// A thread stepping the last part of a batch streams up to the array's end,
+/// and its core's prefetcher runs on past it: into this padding, not into the
+/// next allocation, whose first rows another thread may be writing (two cores
+/// taking the same cache lines from each other cost a third of the two-thread
+/// speed when they do not share a cache; `docs/performance.md`, session 41).
+pub(crate) fn padded<T: Clone>(n: usize, v: T) -> Vec<T> {
+    // `vec!` of zeros takes zeroed pages from the allocator, without writing them.
+    let mut out = vec![v; n + TAIL_PAD.div_ceil(std::mem::size_of::<T>().max(1))];
+    out.truncate(n);
+    out
+}
+
 /// Owned batch buffers, for Rust users (Python passes numpy arrays instead).
+/// [`Buffers::new`] leaves [`TAIL_PAD`] bytes of spare capacity after each
+/// vector (a clone does not: it steps as correctly, a little slower on
+/// several threads whose cores share no cache).
 #[derive(Clone, Debug, Default)]
 pub struct Buffers {
     /// See [`BatchMut::obs`].
@@ -253,16 +279,16 @@ impl Buffers {
     /// Zeroed buffers for `n` games.
     pub fn new(n: usize) -> Self {
         Buffers {
-            obs: vec![0.0; n * OBS_SIZE],
-            mask: vec![0; n * NUM_ACTIONS],
-            seat: vec![0; n],
-            reward: vec![0.0; n],
-            rewards: vec![0.0; n * MAX_PLAYERS],
-            terminated: vec![0; n],
-            truncated: vec![0; n],
-            final_obs: vec![0.0; n * OBS_SIZE],
-            episode_len: vec![0; n],
-            winner: vec![-1; n],
+            obs: padded(n * OBS_SIZE, 0.0),
+            mask: padded(n * NUM_ACTIONS, 0),
+            seat: padded(n, 0),
+            reward: padded(n, 0.0),
+            rewards: padded(n * MAX_PLAYERS, 0.0),
+            terminated: padded(n, 0),
+            truncated: padded(n, 0),
+            final_obs: padded(n * OBS_SIZE, 0.0),
+            episode_len: padded(n, 0),
+            winner: padded(n, -1),
             legal_ids: Vec::new(),
             legal_count: Vec::new(),
         }
@@ -271,8 +297,8 @@ impl Buffers {
     /// Zeroed buffers for `n` games, including the legal-action id lists.
     pub fn with_legal_ids(n: usize) -> Self {
         Buffers {
-            legal_ids: vec![0; n * NUM_ACTIONS],
-            legal_count: vec![0; n],
+            legal_ids: padded(n * NUM_ACTIONS, 0),
+            legal_count: padded(n, 0),
             ..Buffers::new(n)
         }
     }
@@ -422,22 +448,30 @@ impl VecEnv {
         // The largest allocation (512 bytes a game): refused with an error,
         // not an abort, when memory runs out.
         let mut states: Vec<State> = Vec::new();
-        states.try_reserve_exact(num_envs).map_err(|_| {
-            ConfigError::Env(format!(
-                "out of memory for {num_envs} game states ({} MB)",
-                (num_envs * std::mem::size_of::<State>()) >> 20
-            ))
-        })?;
+        states
+            .try_reserve_exact(num_envs + TAIL_PAD / std::mem::size_of::<State>())
+            .map_err(|_| {
+                ConfigError::Env(format!(
+                    "out of memory for {num_envs} game states ({} MB)",
+                    (num_envs * std::mem::size_of::<State>()) >> 20
+                ))
+            })?;
         states.extend((0..num_envs).map(|i| game.new_state_on_stream(seed, i as u64)));
-        let pickers = (0..num_envs).map(|i| Picker::new(seed, i as u64)).collect();
-        let masks = states.iter().map(|s| game.legal_mask(s)).collect();
+        let mut pickers = padded(num_envs, Picker(0));
+        for (i, p) in pickers.iter_mut().enumerate() {
+            *p = Picker::new(seed, i as u64);
+        }
+        let mut masks = padded(num_envs, 0);
+        for (m, s) in masks.iter_mut().zip(&states) {
+            *m = game.legal_mask(s);
+        }
         Ok(VecEnv {
             game,
             config,
             seed,
             states,
-            episodes: vec![0; num_envs],
-            earlier: vec![0; num_envs],
+            episodes: padded(num_envs, 0),
+            earlier: padded(num_envs, 0),
             pickers,
             masks,
             team,
@@ -551,6 +585,7 @@ impl VecEnv {
     fn run(&mut self, actions: Actions<'_>, out: BatchMut<'_>, write_obs: bool) {
         let chunk = Chunk {
             base: 0,
+            descending: false,
             states: &mut self.states,
             episodes: &mut self.episodes,
             earlier: &mut self.earlier,
@@ -591,6 +626,15 @@ pub enum VecEnvError {
 
 struct Chunk<'a> {
     base: usize,
+    /// Step the games from the last to the first. Two threads writing
+    /// neighbouring parts of the same arrays slow each other down when the
+    /// cores do not share a cache: a core's prefetcher, streaming through a
+    /// part in the direction of the walk, runs on past its end and takes
+    /// cache lines of the next part from the core writing them (measured,
+    /// `docs/performance.md`, session 41). So the first of two neighbouring
+    /// parts walks down from the shared boundary and the second up from it,
+    /// and both streams run off into the far ends.
+    descending: bool,
     states: &'a mut [State],
     episodes: &'a mut [u64],
     earlier: &'a mut [u32],
@@ -611,6 +655,7 @@ impl<'a> Chunk<'a> {
         (
             Chunk {
                 base: self.base,
+                descending: self.descending,
                 states: s1,
                 episodes: e1,
                 earlier: r1,
@@ -620,6 +665,7 @@ impl<'a> Chunk<'a> {
             },
             Chunk {
                 base: self.base + k,
+                descending: self.descending,
                 states: s2,
                 episodes: e2,
                 earlier: r2,
@@ -665,7 +711,9 @@ fn run_parts<const N: usize>(team: &mut Team, ctx: &StepCtx<'_>, chunk: Chunk<'_
     let mut rest = chunk;
     for (p, slot) in slots.iter().enumerate().take(parts) {
         let size = rest.states.len() / (parts - p);
-        let (part, tail) = rest.split_at(size);
+        let (mut part, tail) = rest.split_at(size);
+        // Pairs of parts walk away from their shared boundary (see `Chunk::descending`).
+        part.descending = p % 2 == 0 && p + 1 < parts;
         *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(part);
         rest = tail;
     }
@@ -833,46 +881,108 @@ pub fn settle(
 
 impl StepCtx<'_> {
     fn run_chunk(&self, mut c: Chunk<'_>) {
-        let game = self.game;
-        let n_players = game.num_players();
         // Rows where no episode ends say so rather than keep the last end's values (two
-        // `memset`s per chunk cost fewer instructions than two stores per row).
+        // `memset`s per chunk cost fewer instructions than two stores per row; these
+        // ascend even in a descending part: filling it downwards measured no faster).
         c.out.episode_len.fill(0);
         c.out.winner.fill(-1);
-        for j in 0..c.states.len() {
-            let i = c.base + j;
-            let s = &mut c.states[j];
-            let actor = s.current as usize;
-            let a = match self.actions {
-                Actions::Given(v) => v[i] as usize,
-                Actions::Random => {
-                    let m = c.masks[j];
-                    let k = c.pickers[j].below(m.count_ones() as u64) as u32;
-                    crate::game::select_bit(m, k) as usize
-                }
-            };
-            // Legality was checked by `step` (or the action comes from the mask).
-            game.apply_checked_with(s, a, &mut ());
-            let rewards = &mut c.out.rewards[j * MAX_PLAYERS..(j + 1) * MAX_PLAYERS];
-            let end = settle(game, self.config, s, &mut c.earlier[j], rewards);
-            c.out.reward[j] = rewards[actor];
-            c.out.terminated[j] = end.is_some_and(|e| !e.truncated) as u8;
-            c.out.truncated[j] = end.is_some_and(|e| e.truncated) as u8;
-            if let Some(e) = end {
-                c.out.episode_len[j] = e.len;
-                c.out.winner[j] = e.winner.map_or(-1, |w| w as i32);
-                if self.write_obs {
-                    encode_unchecked(
-                        game,
-                        s,
-                        actor.min(n_players - 1),
-                        &mut c.out.final_obs[j * OBS_SIZE..(j + 1) * OBS_SIZE],
-                    );
-                }
-                c.episodes[j] += 1;
-                *s = game.new_state_on_stream(episode_seed(self.seed, c.episodes[j]), i as u64);
+        let n = c.states.len();
+        for t in 0..n {
+            // The games in order, or from the last to the first (see `Chunk::descending`).
+            let j = if c.descending { n - 1 - t } else { t };
+            self.step_game(&mut c, j);
+        }
+    }
+
+    /// Steps game `j` of the chunk and writes its row.
+    #[inline(always)]
+    fn step_game(&self, c: &mut Chunk<'_>, j: usize) {
+        let game = self.game;
+        let i = c.base + j;
+        let s = &mut c.states[j];
+        let actor = s.current as usize;
+        let a = match self.actions {
+            Actions::Given(v) => v[i] as usize,
+            Actions::Random => {
+                let m = c.masks[j];
+                let k = c.pickers[j].below(m.count_ones() as u64) as u32;
+                crate::game::select_bit(m, k) as usize
             }
-            c.masks[j] = write_current(game, s, &mut c.out, j, self.write_obs);
+        };
+        // Legality was checked by `step` (or the action comes from the mask).
+        game.apply_checked_with(s, a, &mut ());
+        let rewards = &mut c.out.rewards[j * MAX_PLAYERS..(j + 1) * MAX_PLAYERS];
+        let end = settle(game, self.config, s, &mut c.earlier[j], rewards);
+        c.out.reward[j] = rewards[actor];
+        c.out.terminated[j] = end.is_some_and(|e| !e.truncated) as u8;
+        c.out.truncated[j] = end.is_some_and(|e| e.truncated) as u8;
+        if let Some(e) = end {
+            c.out.episode_len[j] = e.len;
+            c.out.winner[j] = e.winner.map_or(-1, |w| w as i32);
+            if self.write_obs {
+                encode_unchecked(
+                    game,
+                    s,
+                    actor.min(game.num_players() - 1),
+                    &mut c.out.final_obs[j * OBS_SIZE..(j + 1) * OBS_SIZE],
+                );
+            }
+            c.episodes[j] += 1;
+            *s = game.new_state_on_stream(episode_seed(self.seed, c.episodes[j]), i as u64);
+        }
+        c.masks[j] = write_current(game, s, &mut c.out, j, self.write_obs);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Spare bytes after a vector's values.
+    fn spare<T>(v: &Vec<T>) -> usize {
+        (v.capacity() - v.len()) * std::mem::size_of::<T>()
+    }
+
+    #[test]
+    fn every_array_the_core_writes_keeps_its_tail_padding() {
+        for n in [1, 33, 1024] {
+            let env = VecEnv::new(
+                EnvConfig::new(Rules::preset("classic").unwrap(), 3),
+                n,
+                5,
+                2,
+            )
+            .unwrap();
+            let own = [
+                ("states", spare(&env.states)),
+                ("episodes", spare(&env.episodes)),
+                ("earlier", spare(&env.earlier)),
+                ("pickers", spare(&env.pickers)),
+                ("masks", spare(&env.masks)),
+            ];
+            let b = Buffers::with_legal_ids(n);
+            let buffers = [
+                ("obs", spare(&b.obs)),
+                ("mask", spare(&b.mask)),
+                ("seat", spare(&b.seat)),
+                ("reward", spare(&b.reward)),
+                ("rewards", spare(&b.rewards)),
+                ("terminated", spare(&b.terminated)),
+                ("truncated", spare(&b.truncated)),
+                ("final_obs", spare(&b.final_obs)),
+                ("episode_len", spare(&b.episode_len)),
+                ("winner", spare(&b.winner)),
+                ("legal_ids", spare(&b.legal_ids)),
+                ("legal_count", spare(&b.legal_count)),
+            ];
+            for (name, bytes) in own.into_iter().chain(buffers) {
+                assert!(
+                    bytes >= TAIL_PAD,
+                    "{n} games: `{name}` has {bytes} spare bytes"
+                );
+            }
+            assert_eq!(b.winner, vec![-1; n]);
+            assert!(b.obs.iter().all(|&x| x == 0.0));
         }
     }
 }

@@ -1438,13 +1438,22 @@ fn writable<'py, T: numpy::Element, D: numpy::ndarray::Dimension>(
 /// not a panic.
 fn np_buffer<T: numpy::Element, D: numpy::ndarray::Dimension>(
     py: Python<'_>,
-    shape: impl for<'py> IntoPyObject<'py>,
+    shape: &[usize],
     dtype: &str,
     fill: i32,
 ) -> PyResult<Py<numpy::PyArray<T, D>>> {
-    let a = py
+    // A view of the front of a longer array: `TAIL_PAD` bytes of the
+    // allocation stay unused after the rows, as in Rust's `Buffers` (a thread
+    // stepping the last games then prefetches into them, not into the next
+    // buffer's first rows, which another thread may be writing).
+    let count: usize = shape.iter().product();
+    let pad = uno_env::vec_env::TAIL_PAD.div_ceil(std::mem::size_of::<T>());
+    let whole = py
         .import("numpy")?
-        .call_method1("full", (shape, fill, dtype))?;
+        .call_method1("full", (count + pad, fill, dtype))?;
+    let a = whole
+        .get_item(pyo3::types::PySlice::new(py, 0, count as isize, 1))?
+        .call_method1("reshape", (shape.to_vec(),))?;
     Ok(a.cast_into::<numpy::PyArray<T, D>>()?.unbind())
 }
 
@@ -1678,18 +1687,18 @@ impl PyVecEnv {
         // The legal-id lists are optional: zero rows turn them off.
         let ln = if legal_ids { n } else { 0 };
         let arrays = Arrays {
-            obs: np_buffer(py, (n, OBS_SIZE), "float32", 0)?,
-            mask: np_buffer(py, (n, NUM_ACTIONS), "uint8", 0)?,
-            seat: np_buffer(py, (n,), "int32", 0)?,
-            reward: np_buffer(py, (n,), "float32", 0)?,
-            rewards: np_buffer(py, (n, MAX_PLAYERS), "float32", 0)?,
-            terminated: np_buffer(py, (n,), "uint8", 0)?,
-            truncated: np_buffer(py, (n,), "uint8", 0)?,
-            final_obs: np_buffer(py, (n, OBS_SIZE), "float32", 0)?,
-            episode_len: np_buffer(py, (n,), "uint32", 0)?,
-            winner: np_buffer(py, (n,), "int32", -1)?,
-            legal_ids: np_buffer(py, (ln, NUM_ACTIONS), "uint8", 0)?,
-            legal_count: np_buffer(py, (ln,), "uint8", 0)?,
+            obs: np_buffer(py, &[n, OBS_SIZE], "float32", 0)?,
+            mask: np_buffer(py, &[n, NUM_ACTIONS], "uint8", 0)?,
+            seat: np_buffer(py, &[n], "int32", 0)?,
+            reward: np_buffer(py, &[n], "float32", 0)?,
+            rewards: np_buffer(py, &[n, MAX_PLAYERS], "float32", 0)?,
+            terminated: np_buffer(py, &[n], "uint8", 0)?,
+            truncated: np_buffer(py, &[n], "uint8", 0)?,
+            final_obs: np_buffer(py, &[n, OBS_SIZE], "float32", 0)?,
+            episode_len: np_buffer(py, &[n], "uint32", 0)?,
+            winner: np_buffer(py, &[n], "int32", -1)?,
+            legal_ids: np_buffer(py, &[ln, NUM_ACTIONS], "uint8", 0)?,
+            legal_count: np_buffer(py, &[ln], "uint8", 0)?,
         };
         let env = match opponents {
             None => {

@@ -48,6 +48,23 @@ def test_same_arrays_every_step_no_realloc():
     assert out2[3] is env.reward and out2[4] is env.terminated and out2[5] is env.truncated
 
 
+def test_buffers_are_contiguous_views_with_unused_memory_after_them():
+    # Each buffer is the front of a longer allocation (4096 spare bytes, the
+    # core's TAIL_PAD): the thread stepping the last games prefetches into
+    # them, not into the next buffer's first rows (docs/performance.md).
+    env = ua.VecEnv("attack-2010", 4, num_envs=5, seed=2, threads=2, legal_ids=True)
+    env.reset()
+    names = ["obs", "mask", "seat", "reward", "rewards", "terminated", "truncated",
+             "final_obs", "episode_len", "winner", "legal_ids", "legal_count"]
+    for name in names:
+        a = getattr(env, name)
+        assert a.flags.c_contiguous and a.flags.writeable, name
+        assert a.base is not None and a.base.nbytes >= a.nbytes + 4096, name
+        start = a.__array_interface__["data"][0]
+        assert start == a.base.__array_interface__["data"][0], name
+    assert (env.winner == -1).all()
+
+
 def test_step_matches_single_game_engine():
     env = ua.VecEnv("flash", 3, num_envs=8, seed=3)
     obs, mask, seat = env.reset()
