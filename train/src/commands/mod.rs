@@ -34,9 +34,12 @@ pub fn stop_on_signal(
     // Only one handler per process: a second command in the same process
     // (tests) keeps the first's, which is no worse than none.
     let _ = ctrlc::set_handler(move || {
-        if !flag.swap(true, Ordering::SeqCst) {
-            let _ = at.set(std::time::Instant::now());
+        if at.set(std::time::Instant::now()).is_ok() {
+            // The message first, then the flag: once the flag is up the
+            // command may finish and exit before this thread runs again
+            // (with the flag first, the message was lost now and then).
             eprintln!("\n{first}");
+            flag.store(true, Ordering::SeqCst);
             return;
         }
         if at
