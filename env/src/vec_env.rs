@@ -238,9 +238,14 @@ pub const TAIL_PAD: usize = 4096;
 /// speed when they do not share a cache; `docs/performance.md`, session 41).
 pub(crate) fn padded<T: Clone>(n: usize, v: T) -> Vec<T> {
     // `vec!` of zeros takes zeroed pages from the allocator, without writing them.
-    let mut out = vec![v; n + TAIL_PAD.div_ceil(std::mem::size_of::<T>().max(1))];
+    let mut out = vec![v; n + tail_pad::<T>()];
     out.truncate(n);
     out
+}
+
+/// [`TAIL_PAD`] bytes counted in values of `T` (rounded up).
+fn tail_pad<T>() -> usize {
+    TAIL_PAD.div_ceil(std::mem::size_of::<T>().max(1))
 }
 
 /// Owned batch buffers, for Rust users (Python passes numpy arrays instead).
@@ -449,7 +454,7 @@ impl VecEnv {
         // not an abort, when memory runs out.
         let mut states: Vec<State> = Vec::new();
         states
-            .try_reserve_exact(num_envs + TAIL_PAD / std::mem::size_of::<State>())
+            .try_reserve_exact(num_envs + tail_pad::<State>())
             .map_err(|_| {
                 ConfigError::Env(format!(
                     "out of memory for {num_envs} game states ({} MB)",
@@ -457,14 +462,11 @@ impl VecEnv {
                 ))
             })?;
         states.extend((0..num_envs).map(|i| game.new_state_on_stream(seed, i as u64)));
-        let mut pickers = padded(num_envs, Picker(0));
-        for (i, p) in pickers.iter_mut().enumerate() {
-            *p = Picker::new(seed, i as u64);
-        }
-        let mut masks = padded(num_envs, 0);
-        for (m, s) in masks.iter_mut().zip(&states) {
-            *m = game.legal_mask(s);
-        }
+        // Padded as `padded` does (see there), filled from their sources.
+        let mut pickers = Vec::with_capacity(num_envs + tail_pad::<Picker>());
+        pickers.extend((0..num_envs).map(|i| Picker::new(seed, i as u64)));
+        let mut masks = Vec::with_capacity(num_envs + tail_pad::<u128>());
+        masks.extend(states.iter().map(|s| game.legal_mask(s)));
         Ok(VecEnv {
             game,
             config,
