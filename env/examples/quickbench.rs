@@ -14,7 +14,8 @@ fn main() {
     };
     for (obs, threads) in [(false, 1), (true, 1), (false, 2), (true, 2)] {
         let cfg = EnvConfig::new(Rules::preset("attack-2010").unwrap(), 4);
-        let r = uno_env::bench::run(cfg, envs, threads, 2.0, obs, 1).unwrap_or_else(|e| {
+        let never = std::sync::atomic::AtomicBool::new(false);
+        let r = uno_env::bench::run(cfg, envs, threads, 2.0, obs, 1, &never).unwrap_or_else(|e| {
             eprintln!("error: {e}");
             std::process::exit(2)
         });

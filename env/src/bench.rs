@@ -6,6 +6,7 @@ use crate::error::ConfigError;
 use crate::state::State;
 use crate::vec_env::{Buffers, EnvConfig, VecEnv};
 use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// What a benchmark run measured.
@@ -41,6 +42,10 @@ pub struct BenchReport {
     /// (a rules file that starts from a preset); empty for a preset itself.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rules_changed: Vec<String>,
+    /// The measurement was stopped before its time was up (Ctrl-C): the
+    /// rate is over the shorter time it ran.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stopped_early: bool,
 }
 
 /// What [`measure`] counted.
@@ -52,15 +57,20 @@ pub struct Measured {
     pub episodes: u64,
     /// Wall time in seconds.
     pub seconds: f64,
+    /// `stop` ended the measurement before `seconds` were up.
+    pub stopped_early: bool,
 }
 
 /// Calls `step` (one batched step of `envs` games writing into `buf`) 20
 /// times to warm up, then for about `seconds`, counting steps and finished
-/// episodes. The timing loop of every environment benchmark.
+/// episodes; raising `stop` (a Ctrl-C handler) ends it sooner, after at least
+/// one round of 16 batches, so the rate is always over some steps. The timing
+/// loop of every environment benchmark.
 pub fn measure<E>(
     envs: usize,
     seconds: f64,
     buf: &mut Buffers,
+    stop: &AtomicBool,
     mut step: impl FnMut(&mut Buffers) -> Result<(), E>,
 ) -> Result<Measured, E> {
     for _ in 0..20 {
@@ -70,7 +80,12 @@ pub fn measure<E>(
     let start = Instant::now();
     let mut steps = 0u64;
     let mut episodes = 0u64;
+    let mut stopped_early = false;
     while start.elapsed() < budget {
+        if steps > 0 && stop.load(Ordering::Relaxed) {
+            stopped_early = true;
+            break;
+        }
         for _ in 0..16 {
             step(buf)?;
             steps += envs as u64;
@@ -83,6 +98,7 @@ pub fn measure<E>(
         steps,
         episodes,
         seconds: start.elapsed().as_secs_f64(),
+        stopped_early,
     })
 }
 
@@ -91,7 +107,8 @@ fn ones(v: &[u8]) -> u64 {
     v.iter().map(|&d| d as u32).sum::<u32>() as u64
 }
 
-/// Steps `envs` random games for about `seconds` and reports the rate.
+/// Steps `envs` random games for about `seconds` (less if `stop` is raised)
+/// and reports the rate.
 pub fn run(
     config: EnvConfig,
     envs: usize,
@@ -99,6 +116,7 @@ pub fn run(
     seconds: f64,
     obs: bool,
     seed: u64,
+    stop: &AtomicBool,
 ) -> Result<BenchReport, ConfigError> {
     let rules = config.rules.name.clone();
     let players = config.players;
@@ -106,7 +124,9 @@ pub fn run(
     let threads = env.threads();
     let mut buf = Buffers::new(envs);
     env.reset(buf.batch())?;
-    let m = measure(envs, seconds, &mut buf, |b| env.step_random(b.batch(), obs))?;
+    let m = measure(envs, seconds, &mut buf, stop, |b| {
+        env.step_random(b.batch(), obs)
+    })?;
     Ok(BenchReport::new(rules, players, envs, threads, obs, m))
 }
 
@@ -135,6 +155,7 @@ impl BenchReport {
             state_bytes: std::mem::size_of::<State>(),
             opponents: None,
             rules_changed: Vec::new(),
+            stopped_early: m.stopped_early,
         }
     }
 }

@@ -1682,10 +1682,11 @@ fn cli_train_lock_interrupt_and_eval_games() {
 /// Ctrl-C (or SIGTERM) stops `arena` after the games under way: it prints
 /// the games played (its JSON says how many were asked for) and exits with
 /// 130; a league says it has no ratings; `simulate` reports its rounds so
-/// far. Before, Ctrl-C lost every game.
+/// far; `bench` reports the measurement under way. Before, Ctrl-C lost every
+/// game (and every measurement).
 #[cfg(unix)]
 #[test]
-fn cli_arena_and_simulate_stopped_by_a_signal_report_the_games_played() {
+fn cli_arena_simulate_and_bench_stopped_by_a_signal_report_what_they_did() {
     let base = ["arena", "--rules", "classic", "--players", "2"];
     for (extra, signal) in [
         (vec!["--agents", "heuristic,random", "--json"], libc::SIGINT),
@@ -1726,6 +1727,26 @@ fn cli_arena_and_simulate_stopped_by_a_signal_report_the_games_played() {
     assert!(r["games"].as_u64().unwrap() > 0, "{r}");
     assert_eq!(r["games_asked"].as_u64(), Some(1_000_000_000_000));
     assert_eq!(r["invariant_violations"].as_u64(), Some(0));
+    // `bench`: the measurement under way, over the time it ran, and no
+    // second mode (without `--no-obs` it would measure two).
+    let args = ["bench", "--rules", "classic", "--seconds", "3600", "--json"];
+    let (stdout, stderr) = signalled(&args, libc::SIGINT);
+    assert!(
+        stderr.contains("interrupted: reporting what was measured"),
+        "{stderr}"
+    );
+    let r: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let r = r.as_array().unwrap();
+    assert_eq!(r.len(), 1, "{stdout}");
+    assert_eq!(r[0]["stopped_early"].as_bool(), Some(true), "{stdout}");
+    assert_eq!(r[0]["obs"].as_bool(), Some(false), "{stdout}");
+    let seconds = r[0]["seconds"].as_f64().unwrap();
+    assert!(seconds > 0.0 && seconds < 60.0, "{stdout}");
+    assert!(r[0]["steps"].as_u64().unwrap() > 0, "{stdout}");
+    assert!(r[0]["steps_per_sec"].as_f64().unwrap() > 0.0, "{stdout}");
+    let (stdout, _) = signalled(&["bench", "--seconds", "3600", "--no-obs"], libc::SIGTERM);
+    assert!(stdout.contains("(stopped early: "), "{stdout}");
+    assert!(stdout.contains("of 3600 s)"), "{stdout}");
 }
 
 /// Runs `uno-attack ARGS`, sends it `signal` after a second and a half (long

@@ -1,6 +1,7 @@
 //! `uno-attack bench`: environment throughput with random legal actions.
 
 use super::{CmdResult, all_cores_if_zero, load_game, parse_threads};
+use std::sync::atomic::AtomicBool;
 use uno_env::{EnvConfig, bench};
 
 /// Flags of `bench`.
@@ -59,13 +60,23 @@ pub fn run(mut a: Args) -> CmdResult {
         return Err(format!("--seconds must be in (0, 3600], not {shown}"));
     }
     let modes: &[bool] = if a.no_obs { &[false] } else { &[false, true] };
+    // Ctrl-C (or SIGTERM) ends the measurement under way: its figures are
+    // printed (over the time it ran, marked stopped early), no further
+    // mode is measured, and the exit code is 130.
+    let stop = super::stop_on_signal(
+        "interrupted: reporting what was measured so far (Ctrl-C again to quit at once)",
+        || {},
+    );
     let mut reports = Vec::new();
     for &obs in modes {
+        if stop.load(std::sync::atomic::Ordering::SeqCst) {
+            break;
+        }
         let cfg = EnvConfig::new(game.rules().clone(), a.players);
         let mut r = match &a.opponents {
-            None => bench::run(cfg, a.envs, a.threads, a.seconds, obs, a.seed)
+            None => bench::run(cfg, a.envs, a.threads, a.seconds, obs, a.seed, &stop)
                 .map_err(|e| e.to_string())?,
-            Some(spec) => solo(cfg, &a, spec, obs)?,
+            Some(spec) => solo(cfg, &a, spec, obs, &stop)?,
         };
         // A rules file that starts from a preset keeps its name: say what differs.
         r.rules_changed = uno_env::Rules::preset(&game.rules().name)
@@ -73,7 +84,7 @@ pub fn run(mut a: Args) -> CmdResult {
             .unwrap_or_default();
         if !a.json {
             println!(
-                "{}{} · {}p · {} envs · {} thread(s) · {}: {:.2}M steps/s ({:.2}M per thread), {} episodes, state {} bytes",
+                "{}{} · {}p · {} envs · {} thread(s) · {}: {:.2}M steps/s ({:.2}M per thread), {} episodes, state {} bytes{}",
                 r.rules,
                 if r.rules_changed.is_empty() {
                     String::new()
@@ -92,7 +103,12 @@ pub fn run(mut a: Args) -> CmdResult {
                 r.steps_per_sec / 1e6,
                 r.steps_per_sec_per_thread / 1e6,
                 r.episodes,
-                r.state_bytes
+                r.state_bytes,
+                if r.stopped_early {
+                    format!(" (stopped early: {:.2} of {} s)", r.seconds, a.seconds)
+                } else {
+                    String::new()
+                }
             );
         }
         reports.push(r);
@@ -103,11 +119,20 @@ pub fn run(mut a: Args) -> CmdResult {
             serde_json::to_string_pretty(&reports).map_err(|e| e.to_string())?
         );
     }
+    if stop.load(std::sync::atomic::Ordering::SeqCst) {
+        std::process::exit(super::INTERRUPTED);
+    }
     Ok(())
 }
 
 /// Benchmarks the single-agent env: random learner actions against `spec`.
-fn solo(cfg: EnvConfig, a: &Args, spec: &str, obs: bool) -> Result<bench::BenchReport, String> {
+fn solo(
+    cfg: EnvConfig,
+    a: &Args,
+    spec: &str,
+    obs: bool,
+    stop: &AtomicBool,
+) -> Result<bench::BenchReport, String> {
     crate::commands::register_neural();
     let specs = uno_agents::parse_spec_list(spec).map_err(|e| e.to_string())?;
     let (rules, players) = (cfg.rules.name.clone(), cfg.players);
@@ -118,7 +143,7 @@ fn solo(cfg: EnvConfig, a: &Args, spec: &str, obs: bool) -> Result<bench::BenchR
     }
     let mut buf = uno_env::Buffers::new(a.envs);
     env.reset(buf.batch()).map_err(|e| e.to_string())?;
-    let m = bench::measure(a.envs, a.seconds, &mut buf, |b| {
+    let m = bench::measure(a.envs, a.seconds, &mut buf, stop, |b| {
         env.step_random(b.batch(), obs)
     })
     .map_err(|e| e.to_string())?;
