@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use uno_agents::neural::{
-    CheckpointMeta, EXPECTED, META_FILE, MODEL_FILE, NetConfig, NeuralAgent, NeuralError,
-    NeuralPolicy, PolicyValueNet, load_checkpoint, save_checkpoint,
+    CheckpointMeta, EXPECTED, MAX_WEIGHT, META_FILE, MODEL_FILE, NetConfig, NeuralAgent,
+    NeuralError, NeuralPolicy, PolicyValueNet, load_checkpoint, save_checkpoint,
 };
 use uno_agents::{AgentSpec, build};
 use uno_env::vec_env::Picker;
@@ -232,6 +232,48 @@ fn overwritten_weight_bytes_are_errors_or_harmless() {
         m[at] = 0xFF;
         load_model(&s.0, &m, &format!("data byte {at} set to 0xff"));
     }
+}
+
+/// Checks (b), damaged exponents: a weight made huge but finite (1e35, what a
+/// damaged exponent byte gives) is refused, naming the file and the bound; so
+/// is one just past the bound, while one at it loads. Then the top exponent
+/// bit of every 13th stored number is flipped in turn (0.05 becomes about
+/// 1.7e37): each copy is refused or loads a network with finite outputs.
+/// Before session 42 such weights loaded and the network played on infinite
+/// or NaN logits.
+#[test]
+fn huge_finite_weights_are_errors() {
+    let s = Scratch::new("exp");
+    let (_, model) = save_small(&s.0);
+    let start = data_start(&model);
+    for (value, loads) in [
+        (1e35f32, false),
+        (-1e35, false),
+        (-1.01e6, false),
+        (MAX_WEIGHT, true),
+        (-2.5, true),
+    ] {
+        let mut m = model.clone();
+        m[start..start + 4].copy_from_slice(&value.to_le_bytes());
+        let what = format!("first weight {value:e}");
+        match load_model(&s.0, &m, &what) {
+            Outcome::Loaded => assert!(loads, "{what}: loaded"),
+            Outcome::Refused(e) => {
+                assert!(!loads, "{what}: refused: {e}");
+                assert!(e.contains(MODEL_FILE) && e.contains("1e6"), "{what}: {e}");
+            }
+        }
+    }
+    let mut refused = 0;
+    for at in (start..model.len() - 3).step_by(4 * 13) {
+        let mut m = model.clone();
+        m[at + 3] ^= 0x40;
+        let what = format!("exponent bit of the number at byte {at} flipped");
+        if let Outcome::Refused(_) = load_model(&s.0, &m, &what) {
+            refused += 1;
+        }
+    }
+    assert!(refused > 0, "no flipped exponent was refused");
 }
 
 /// Checks (b), the allocation case: a header claiming far more metadata than

@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use libfuzzer_sys::fuzz_target;
 use uno_agents::neural::{
     CheckpointMeta, EXPECTED, META_FILE, MODEL_FILE, NetConfig, NeuralPolicy, PolicyValueNet,
-    load_checkpoint, masked_argmax, masked_log_softmax, non_finite_weights, save_checkpoint,
+    bad_weights, load_checkpoint, masked_argmax, masked_log_softmax, save_checkpoint,
 };
 use uno_env::obs::LEGACY_OBS;
 use uno_env::{NUM_ACTIONS, OBS_SIZE, OBS_VERSION};
@@ -97,9 +97,9 @@ fuzz_target!(
             "HARNESS: the metadata does not describe the loaded network"
         );
         assert_eq!(
-            non_finite_weights(&net).0,
+            bad_weights(&net).0,
             0,
-            "HARNESS: loaded a network with weights that are not finite"
+            "HARNESS: loaded a network with weights that are not finite or beyond the bound"
         );
         let policy = NeuralPolicy::new(net);
         let (d, n) = (policy.obs_dim(), policy.num_actions());

@@ -190,9 +190,9 @@ impl PyPolicy {
 
     /// A new `Policy` computing with the weights `params` (`{name: array}`, the layout of
     /// `parameters()`: every name, each array of its shape, any float or integer dtype,
-    /// finite values), e.g. a port trained in PyTorch or JAX. A missing or unknown name,
-    /// a wrong shape or a value that is not finite raises `ValueError`; this policy is
-    /// unchanged either way.
+    /// finite values within ±1e6), e.g. a port trained in PyTorch or JAX. A missing or
+    /// unknown name, a wrong shape or a value that is not finite or beyond ±1e6 raises
+    /// `ValueError`; this policy is unchanged either way.
     fn with_parameters(&self, params: &Bound<'_, PyDict>) -> PyResult<PyPolicy> {
         let expected = self.policy.net().parameters().map_err(value_error)?;
         let mut unknown: Vec<String> = Vec::new();

@@ -197,6 +197,12 @@ def test_bad_weights_are_a_clear_error(tmp_path):
     nan["trunk.0.bias"][3] = np.nan
     with pytest.raises(ValueError, match="not finite"):
         p.with_parameters(nan)
+    # Finite but far beyond any trained weight (a damaged exponent): refused too.
+    huge = dict(params)
+    huge["trunk.0.bias"] = params["trunk.0.bias"].copy()
+    huge["trunk.0.bias"][3] = 1e35
+    with pytest.raises(ValueError, match=r"trunk.0.bias holds a value that is beyond ±1e6"):
+        p.with_parameters(huge)
     with pytest.raises(TypeError, match="policy.weight"):
         p.with_parameters({**params, "policy.weight": "weights"})
     # A file where the directory should go: an error naming it, nothing written.

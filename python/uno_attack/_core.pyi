@@ -199,7 +199,8 @@ class Policy:
         ``policy.*`` and ``value.*``; a layer computes ``x @ weight + bias``."""
     def with_parameters(self, params: Dict[str, npt.ArrayLike]) -> "Policy":
         """A new ``Policy`` with the weights ``params`` (the layout of ``parameters()``:
-        every name, each of its shape, finite values); ``ValueError`` otherwise."""
+        every name, each of its shape, finite values within ±1e6); ``ValueError``
+        otherwise."""
     @staticmethod
     def from_parameters(
         params: Dict[str, npt.ArrayLike],

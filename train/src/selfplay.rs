@@ -32,8 +32,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use uno_agents::neural::{
-    CheckpointMeta, NetConfig, NeuralPolicy, PolicyValueNet, TableMeta, naming_checkpoint,
-    non_finite_weights, playing_choices, sample_masked, save_checkpoint,
+    CheckpointMeta, MAX_WEIGHT, NetConfig, NeuralPolicy, PolicyValueNet, TableMeta, bad_weights,
+    naming_checkpoint, playing_choices, sample_masked, save_checkpoint,
 };
 use uno_agents::{Agent, AgentSpec, ArenaConfig, build, run_arena_until};
 use uno_env::obs::{OBS_SIZE, ORACLE_SIZE, encode_oracle};
@@ -1628,9 +1628,11 @@ impl Trainer {
         model: &PolicyValueNet,
         rollout_secs: f64,
     ) -> Result<(), TrainError> {
-        let (bad, total) = non_finite_weights(model);
+        let (bad, total) = bad_weights(model);
         let what = if bad > 0 {
-            format!("{bad} of the network's {total} weights are not finite numbers")
+            format!(
+                "{bad} of the network's {total} weights are not finite numbers within ±{MAX_WEIGHT:e}"
+            )
         } else if !stats.total_loss.is_finite() {
             format!("the loss is {}", stats.total_loss)
         } else {

@@ -14,7 +14,8 @@ use burn::module::{Module, ModuleVisitor, Param};
 use burn::tensor::{DType, Device, Tensor};
 use serde::{Deserialize, Serialize};
 
-use super::{NetConfig, NeuralError, PolicyValueNet};
+use super::net::usable_weight;
+use super::{MAX_WEIGHT, NetConfig, NeuralError, PolicyValueNet};
 use uno_env::OBS_VERSION;
 use uno_env::obs::{LEGACY_OBS, OBS_SIZE};
 
@@ -318,18 +319,18 @@ pub fn save_weights(net: &PolicyValueNet, path: &Path) -> Result<(), NeuralError
     saved
 }
 
-/// Counts the weights that are not finite numbers (NaN or infinite).
+/// Counts the weights that are not usable: NaN, infinite or beyond ±[`MAX_WEIGHT`].
 #[derive(Default)]
-struct NonFinite {
+struct BadWeights {
     bad: usize,
     total: usize,
 }
 
-impl ModuleVisitor for NonFinite {
+impl ModuleVisitor for BadWeights {
     fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
         if let Ok(values) = param.val().into_data().try_into_vec::<f32>() {
             self.total += values.len();
-            self.bad += values.iter().filter(|v| !v.is_finite()).count();
+            self.bad += values.iter().filter(|&&v| !usable_weight(v)).count();
         }
     }
 }
@@ -337,9 +338,9 @@ impl ModuleVisitor for NonFinite {
 /// Loads weights from `path` into `net` (which fixes the structure and the device).
 ///
 /// Missing, truncated or structurally mismatched files give an error, never a panic; so do
-/// weights that are not all finite numbers (bytes damaged in place, which keep the file's
-/// length, or a training run that diverged): such a network would play every decision with
-/// NaN logits, i.e. silently as its first legal action.
+/// weights that are not all finite numbers within ±[`MAX_WEIGHT`] (bytes damaged in place,
+/// which keep the file's length, or a training run that diverged): such a network would
+/// play decisions with infinite or NaN logits, i.e. silently as its first legal action.
 pub fn load_weights(net: PolicyValueNet, path: &Path) -> Result<PolicyValueNet, NeuralError> {
     check_weights_file(path, &net.config())?;
     load_checked_weights(net, path)
@@ -353,12 +354,13 @@ fn load_checked_weights(net: PolicyValueNet, path: &Path) -> Result<PolicyValueN
             path: path.to_path_buf(),
             message: describe_load_error(&e.to_string()),
         })?;
-    let (bad, total) = non_finite_weights(&net);
+    let (bad, total) = bad_weights(&net);
     if bad > 0 {
         return Err(NeuralError::CorruptWeights {
             path: path.to_path_buf(),
             message: format!(
-                "{bad} of its {total} weights are not finite numbers (NaN or infinite): the file is damaged, or the run that wrote it diverged"
+                "{bad} of its {total} weights are not finite numbers within ±{MAX_WEIGHT:e} (NaN, infinite or huge; \
+                 trained weights are a few units at most): the file is damaged, or the run that wrote it diverged"
             ),
         });
     }
@@ -462,9 +464,10 @@ fn describe_load_error(burn: &str) -> String {
     burn.to_string()
 }
 
-/// How many of `net`'s weights are not finite numbers (NaN or infinite), and how many it has.
-pub fn non_finite_weights(net: &PolicyValueNet) -> (usize, usize) {
-    let mut check = NonFinite::default();
+/// How many of `net`'s weights are not usable (NaN, infinite or beyond ±[`MAX_WEIGHT`]), and
+/// how many it has. A checkpoint with any is refused, and training stops before saving one.
+pub fn bad_weights(net: &PolicyValueNet) -> (usize, usize) {
+    let mut check = BadWeights::default();
     net.visit(&mut check);
     (check.bad, check.total)
 }

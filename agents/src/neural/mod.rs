@@ -18,11 +18,11 @@ pub use agent::{
 };
 pub use checkpoint::{
     CHECKPOINT_FORMAT_VERSION, CheckpointMeta, META_FILE, MODEL_FILE, OPTIM_FILE, TableMeta,
-    load_checkpoint, load_checkpoint_on, load_weights, non_finite_weights, read_meta,
-    save_checkpoint, save_weights, tmp_path_for, write_atomic, write_meta,
+    bad_weights, load_checkpoint, load_checkpoint_on, load_weights, read_meta, save_checkpoint,
+    save_weights, tmp_path_for, write_atomic, write_meta,
 };
 pub use device::{available_devices, device_by_name};
-pub use net::{LAYER_NORM_EPSILON, MAX_PARAMS, NamedParam, NetConfig, PolicyValueNet};
+pub use net::{LAYER_NORM_EPSILON, MAX_PARAMS, MAX_WEIGHT, NamedParam, NetConfig, PolicyValueNet};
 pub use policy::{
     MASKED_LOGIT, NeuralPolicy, apply_mask, masked_argmax, masked_log_softmax, sample_masked,
 };

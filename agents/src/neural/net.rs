@@ -12,6 +12,18 @@ use super::NeuralError;
 /// corrupt files, which would otherwise abort on allocation).
 pub const MAX_PARAMS: usize = 1 << 28;
 
+/// Largest weight magnitude a network may be given (from a file or a caller).
+/// Trained networks hold weights of a few units (the shipped ones at most 1.73);
+/// a damaged exponent byte makes values such as 1e35, still finite, which overflow
+/// the forward pass to infinity and NaN. So does a run that diverged.
+pub const MAX_WEIGHT: f32 = 1e6;
+
+/// Whether `v` may be a weight: a finite number of magnitude at most [`MAX_WEIGHT`]
+/// (NaN fails the comparison).
+pub(crate) fn usable_weight(v: f32) -> bool {
+    v.abs() <= MAX_WEIGHT
+}
+
 /// Half-width of the uniform initialisation of the policy head, so that a fresh network starts
 /// close to the uniform policy over legal actions.
 const POLICY_HEAD_INIT: f64 = 0.01;
@@ -505,7 +517,7 @@ impl PolicyValueNet {
     /// [`PolicyValueNet::parameters`]: the list must name every parameter in the
     /// same order with the same shape (e.g. weights edited on the host, or taken
     /// from another program that trained the same architecture). Values that are
-    /// not finite, or any other name, shape or count, are refused; nothing is changed
+    /// not finite or beyond ±[`MAX_WEIGHT`], or any other name, shape or count, are refused; nothing is changed
     /// then. The parameters keep their ids, so optimizer state stays attached.
     pub fn with_parameters(
         &self,
@@ -536,10 +548,16 @@ impl PolicyValueNet {
                     got.values.len()
                 )));
             }
-            if let Some(i) = got.values.iter().position(|v| !v.is_finite()) {
+            if let Some(i) = got.values.iter().position(|&v| !usable_weight(v)) {
+                let v = got.values[i];
+                let what = if v.is_finite() {
+                    format!("beyond ±{MAX_WEIGHT:e}")
+                } else {
+                    "not finite".to_string()
+                };
                 return Err(NeuralError::InvalidConfig(format!(
-                    "parameter {} holds a value that is not finite ({} at index {i})",
-                    got.name, got.values[i]
+                    "parameter {} holds a value that is {what} ({v:e} at index {i})",
+                    got.name
                 )));
             }
         }
@@ -983,6 +1001,16 @@ mod tests {
             let mut nan = params.clone();
             nan.last_mut().unwrap().values[0] = f32::NAN;
             refused(&nan, "not finite");
+            let mut huge = params.clone();
+            huge[0].values[2] = -1e35;
+            refused(
+                &huge,
+                "trunk.0.weight holds a value that is beyond ±1e6 (-1e35 at index 2)",
+            );
+            // The bound itself is a weight.
+            let mut large = params.clone();
+            large[0].values[2] = MAX_WEIGHT;
+            assert!(net.with_parameters(&large, &dev).is_ok());
         }
     }
     #[test]
