@@ -1059,7 +1059,10 @@ const OPTIM_UNDECODED: &str = "optimizer state could not be decoded";
 
 /// Checks that every tensor of the optimizer file at `path` belongs to a
 /// parameter of `model`, has its shape (AdamW keeps two moments per
-/// parameter, each shaped like it) and holds f32 numbers.
+/// parameter, each shaped like it) and holds finite f32 numbers, the second
+/// moments (running means of squared gradients) none below zero. A NaN
+/// there used to load and turn the first update's weights into NaN, so the
+/// resumed run stopped as diverged after a whole rollout.
 fn optim_fits<M: Module>(model: &M, path: &Path) -> Result<(), String> {
     struct Shapes(std::collections::HashMap<u64, Vec<usize>>);
     impl ModuleVisitor for Shapes {
@@ -1117,7 +1120,27 @@ fn optim_fits<M: Module>(model: &M, path: &Path) -> Result<(), String> {
             ));
         }
         match shapes.0.get(&id) {
-            Some(dims) if dims[..] == *t.shape.as_slice() => {}
+            Some(dims) if dims[..] == *t.shape.as_slice() => {
+                let bytes = t.to_bytes().map_err(|e| e.to_string())?;
+                let second = t.name.ends_with("moment_2");
+                let values = bytes
+                    .chunks_exact(4)
+                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                if let Some((i, v)) = values
+                    .enumerate()
+                    .find(|&(_, v)| !v.is_finite() || (second && v < 0.0))
+                {
+                    let what = if v.is_finite() {
+                        "a negative second moment"
+                    } else {
+                        "not a finite number"
+                    };
+                    return Err(format!(
+                        "optimizer state `{}` holds {v} at index {i}, {what}: the file is damaged",
+                        t.name
+                    ));
+                }
+            }
             Some(dims) => {
                 return Err(format!(
                     "optimizer state `{}` has shape {:?} but its parameter has {dims:?}: the state of another network",
@@ -1720,6 +1743,35 @@ mod tests {
                     }
                     Err(e) => panic!("byte {at} = {value:#04x}: {e}"),
                 }
+            }
+        }
+        // Numbers of its data overwritten in turn: a NaN anywhere, or a
+        // negative number in a second moment, is refused naming it (a
+        // negative first moment is a valid state). Before, both loaded and
+        // the first update made every weight NaN.
+        let data = (10 + meta_len).div_ceil(256) * 256;
+        for (value, needle) in [
+            (f32::NAN, "not a finite number"),
+            (-1.0, "a negative second moment"),
+        ] {
+            let (mut refused, mut loaded) = (0, 0);
+            for at in (data..optim.len() - 3).step_by(4 * 7) {
+                let mut bad = optim.clone();
+                bad[at..at + 4].copy_from_slice(&value.to_le_bytes());
+                fs::write(dir.join(OPTIM_FILE), &bad).expect("write");
+                match Learner::load(&dir, None) {
+                    Ok(_) => loaded += 1,
+                    Err(LearnerError::CorruptState { message, .. }) => {
+                        assert!(message.contains(needle), "{value} at {at}: {message}");
+                        refused += 1;
+                    }
+                    Err(e) => panic!("{value} at byte {at}: {e}"),
+                }
+            }
+            assert!(refused > 0, "{value}: none refused");
+            if value < 0.0 {
+                // The first moments take it.
+                assert!(loaded > 0, "{value}: every one refused");
             }
         }
         fs::write(dir.join(OPTIM_FILE), &optim).expect("write");
