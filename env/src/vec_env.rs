@@ -244,15 +244,15 @@ pub(crate) fn padded<T: Clone>(n: usize, v: T) -> Vec<T> {
 }
 
 /// [`TAIL_PAD`] bytes counted in values of `T` (rounded up).
-fn tail_pad<T>() -> usize {
+pub fn tail_pad<T>() -> usize {
     TAIL_PAD.div_ceil(std::mem::size_of::<T>().max(1))
 }
 
 /// Owned batch buffers, for Rust users (Python passes numpy arrays instead).
 /// [`Buffers::new`] leaves [`TAIL_PAD`] bytes of spare capacity after each
 /// vector (a clone does not: it steps as correctly, a little slower on
-/// several threads whose cores share no cache).
-#[derive(Clone, Debug, Default)]
+/// several threads whose cores share no cache). Equal buffers hold equal rows.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Buffers {
     /// See [`BatchMut::obs`].
     pub obs: Vec<f32>,

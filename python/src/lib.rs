@@ -1447,7 +1447,7 @@ fn np_buffer<T: numpy::Element, D: numpy::ndarray::Dimension>(
     // stepping the last games then prefetches into them, not into the next
     // buffer's first rows, which another thread may be writing).
     let count: usize = shape.iter().product();
-    let pad = uno_env::vec_env::TAIL_PAD.div_ceil(std::mem::size_of::<T>());
+    let pad = uno_env::vec_env::tail_pad::<T>();
     let whole = py
         .import("numpy")?
         .call_method1("full", (count + pad, fill, dtype))?;

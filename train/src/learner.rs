@@ -1120,27 +1120,7 @@ fn optim_fits<M: Module>(model: &M, path: &Path) -> Result<(), String> {
             ));
         }
         match shapes.0.get(&id) {
-            Some(dims) if dims[..] == *t.shape.as_slice() => {
-                let bytes = t.to_bytes().map_err(|e| e.to_string())?;
-                let second = t.name.ends_with("moment_2");
-                let values = bytes
-                    .chunks_exact(4)
-                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-                if let Some((i, v)) = values
-                    .enumerate()
-                    .find(|&(_, v)| !v.is_finite() || (second && v < 0.0))
-                {
-                    let what = if v.is_finite() {
-                        "a negative second moment"
-                    } else {
-                        "not a finite number"
-                    };
-                    return Err(format!(
-                        "optimizer state `{}` holds {v} at index {i}, {what}: the file is damaged",
-                        t.name
-                    ));
-                }
-            }
+            Some(dims) if dims[..] == *t.shape.as_slice() => {}
             Some(dims) => {
                 return Err(format!(
                     "optimizer state `{}` has shape {:?} but its parameter has {dims:?}: the state of another network",
@@ -1154,6 +1134,25 @@ fn optim_fits<M: Module>(model: &M, path: &Path) -> Result<(), String> {
                     t.name
                 ));
             }
+        }
+        let bytes = t.to_bytes().map_err(|e| e.to_string())?;
+        let second = t.name.ends_with("moment_2");
+        let values = bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        if let Some((i, v)) = values
+            .enumerate()
+            .find(|&(_, v)| !v.is_finite() || (second && v < 0.0))
+        {
+            let what = if v.is_finite() {
+                "a negative second moment"
+            } else {
+                "not a finite number"
+            };
+            return Err(format!(
+                "optimizer state `{}` holds {v} at index {i}, {what}: the file is damaged",
+                t.name
+            ));
         }
     }
     Ok(())

@@ -1,7 +1,7 @@
 //! `uno-attack bench`: environment throughput with random legal actions.
 
 use super::{CmdResult, all_cores_if_zero, load_game, parse_threads};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use uno_env::{EnvConfig, bench};
 
 /// Flags of `bench`.
@@ -69,7 +69,7 @@ pub fn run(mut a: Args) -> CmdResult {
     );
     let mut reports = Vec::new();
     for &obs in modes {
-        if stop.load(std::sync::atomic::Ordering::SeqCst) {
+        if stop.load(Ordering::SeqCst) {
             break;
         }
         let cfg = EnvConfig::new(game.rules().clone(), a.players);
@@ -119,7 +119,7 @@ pub fn run(mut a: Args) -> CmdResult {
             serde_json::to_string_pretty(&reports).map_err(|e| e.to_string())?
         );
     }
-    if stop.load(std::sync::atomic::Ordering::SeqCst) {
+    if stop.load(Ordering::SeqCst) {
         std::process::exit(super::INTERRUPTED);
     }
     Ok(())
