@@ -646,6 +646,26 @@ struct Chunk<'a> {
 }
 
 impl<'a> Chunk<'a> {
+    /// Whether every array holds one row per game of `states`.
+    #[inline]
+    fn rows_agree(&self) -> bool {
+        let (n, o) = (self.states.len(), &self.out);
+        self.episodes.len() == n
+            && self.earlier.len() == n
+            && self.pickers.len() == n
+            && self.masks.len() == n
+            && o.seat.len() == n
+            && o.reward.len() == n
+            && o.terminated.len() == n
+            && o.truncated.len() == n
+            && o.episode_len.len() == n
+            && o.winner.len() == n
+            && o.rewards.len() == n * MAX_PLAYERS
+            && o.obs.len() == n * OBS_SIZE
+            && o.final_obs.len() == n * OBS_SIZE
+            && o.mask.len() == n * NUM_ACTIONS
+    }
+
     /// The first `k` games and the rest.
     fn split_at(self, k: usize) -> (Chunk<'a>, Chunk<'a>) {
         let (s1, s2) = self.states.split_at_mut(k);
@@ -889,6 +909,10 @@ impl StepCtx<'_> {
         c.out.episode_len.fill(0);
         c.out.winner.fill(-1);
         let n = c.states.len();
+        // Always true (`BatchMut::check` and `Chunk::split_at` keep it so), and said
+        // here so that the compiler drops the bounds check of every row index in the
+        // loop: about 10 instructions a step of 634 (callgrind, session 43).
+        assert!(c.rows_agree(), "a chunk's arrays have a row per game");
         for t in 0..n {
             // The games in order, or from the last to the first (see `Chunk::descending`).
             let j = if c.descending { n - 1 - t } else { t };
