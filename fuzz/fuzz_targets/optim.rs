@@ -82,6 +82,8 @@ fuzz_target!(
             let dir = scratch().with_extension("seed-2");
             learner.save(&dir, &meta).unwrap();
             std::fs::copy(dir.join(OPTIM_FILE), out.join("seed-2")).unwrap();
+            std::fs::remove_dir_all(&dir).unwrap();
+            std::fs::remove_dir_all(scratch()).unwrap();
             std::process::exit(0);
         }
     },
