@@ -14,11 +14,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use uno_agents::neural::{CheckpointMeta, NetConfig};
+use uno_agents::neural::{CheckpointMeta, NetConfig, OPTIM_FILE};
 use uno_train::learner::{Learner, LearnerConfig, RolloutBatch};
 
-/// The optimizer file's name in a learner checkpoint.
-const OPTIM_FILE: &str = "optim.bpk";
 const OBS: usize = 3;
 const ACTIONS: usize = 2;
 
