@@ -274,6 +274,10 @@ mod tests {
     pub(super) static HOLD_WORKERS: AtomicBool = AtomicBool::new(false);
     /// Serializes the tests that depend on [`HOLD_WORKERS`] being clear or set.
     static HOLD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    /// How long a test's job waits for the workers to join it. Generous, so
+    /// that a loaded machine that leaves a worker unscheduled for a while
+    /// does not fail the test; a passing run waits only until they join.
+    const JOIN_WAIT: Duration = Duration::from_secs(30);
 
     #[test]
     fn every_thread_runs_each_job_and_work_is_shared() {
@@ -345,14 +349,12 @@ mod tests {
             let alone = runs(&mut team, 1_000);
             HOLD_WORKERS.store(false, Ordering::Relaxed);
             // Released, the workers join batches again: one whose caller
-            // waits (up to a second) for them is run by all three.
+            // waits (up to `JOIN_WAIT`) for them is run by all three.
             let entered = AtomicUsize::new(0);
             team.run(&|_| {
                 entered.fetch_add(1, Ordering::Relaxed);
                 let start = Instant::now();
-                while entered.load(Ordering::Relaxed) < 3
-                    && start.elapsed() < Duration::from_secs(1)
-                {
+                while entered.load(Ordering::Relaxed) < 3 && start.elapsed() < JOIN_WAIT {
                     std::hint::spin_loop();
                 }
             });
@@ -370,15 +372,12 @@ mod tests {
     fn a_panicking_job_is_reported_and_the_team_keeps_working() {
         let _hold = HOLD.lock().unwrap_or_else(|e| e.into_inner());
         let mut team = Team::new(2).unwrap();
-        // The caller waits (up to a second) for the worker to join, so that
+        // The caller waits (up to `JOIN_WAIT`) for the worker to join, so that
         // the worker surely runs the batch.
         let both = |entered: &AtomicUsize, t: usize| {
             entered.fetch_add(1, Ordering::Relaxed);
             let start = Instant::now();
-            while t == 0
-                && entered.load(Ordering::Relaxed) < 2
-                && start.elapsed() < Duration::from_secs(1)
-            {
+            while t == 0 && entered.load(Ordering::Relaxed) < 2 && start.elapsed() < JOIN_WAIT {
                 std::hint::spin_loop();
             }
         };
