@@ -21,12 +21,14 @@ fn have_tmux() -> bool {
 }
 
 /// A tmux session on a private server (its own socket, no config file),
-/// killed with its server when dropped. A private server keeps the test
+/// killed with its server, and the socket file removed, when dropped. A private server keeps the test
 /// clear of any other tmux on the machine, and of a server still shutting
 /// down after an earlier session.
 struct Tmux {
     socket: String,
     name: String,
+    /// The server's socket file, which tmux leaves behind when killed.
+    socket_path: Option<PathBuf>,
 }
 
 impl Tmux {
@@ -60,9 +62,17 @@ impl Tmux {
                 .output()
                 .map_err(|e| format!("cannot run tmux: {e}"))?;
             if out.status.success() {
+                let path = Self::tmux(&socket)
+                    .args(["display-message", "-p", "#{socket_path}"])
+                    .output()
+                    .ok()
+                    .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+                    .filter(|p| p.contains(&socket))
+                    .map(PathBuf::from);
                 return Ok(Tmux {
                     socket,
                     name: name.to_string(),
+                    socket_path: path,
                 });
             }
             err = format!(
@@ -112,6 +122,9 @@ impl Tmux {
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = Self::tmux(&self.socket).arg("kill-server").output();
+        if let Some(p) = &self.socket_path {
+            let _ = std::fs::remove_file(p);
+        }
     }
 }
 
