@@ -4,7 +4,7 @@
 //! overlay, the transcript, and the replay viewer. Skips with a note when
 //! tmux is not installed. Every wait has a time limit.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -20,23 +20,31 @@ fn have_tmux() -> bool {
         .unwrap_or(false)
 }
 
-/// A tmux session on a private server (its own socket, no config file),
-/// killed with its server, and the socket file removed, when dropped. A private server keeps the test
-/// clear of any other tmux on the machine, and of a server still shutting
-/// down after an earlier session.
+/// A tmux session on a private server: its own socket file (in the temp
+/// directory, beside the test's other files) and no config file. Dropping it
+/// kills the server and removes the socket file, which tmux leaves behind. A
+/// private server keeps the test clear of any other tmux on the machine, and
+/// of a server still shutting down after an earlier session.
 struct Tmux {
-    socket: String,
+    socket: PathBuf,
     name: String,
-    /// The server's socket file, which tmux leaves behind when killed.
-    socket_path: Option<PathBuf>,
 }
 
 impl Tmux {
-    /// A `tmux` command aimed at this session's private server.
-    fn tmux(socket: &str) -> Command {
+    /// A `tmux` command aimed at the private server on `socket`.
+    fn tmux(socket: &Path) -> Command {
         let mut c = Command::new("tmux");
-        c.env_remove("TMUX").args(["-L", socket, "-f", "/dev/null"]);
+        c.env_remove("TMUX")
+            .arg("-S")
+            .arg(socket)
+            .args(["-f", "/dev/null"]);
         c
+    }
+
+    /// Kills the server on `socket` and removes its socket file.
+    fn stop(socket: &Path) {
+        let _ = Self::tmux(socket).arg("kill-server").output();
+        let _ = std::fs::remove_file(socket);
     }
 
     /// Starts `cmd` in a detached 120 x 40 session. Starting a tmux server
@@ -44,7 +52,7 @@ impl Tmux {
     /// ("server exited unexpectedly" is a known race of tmux's start-up), so
     /// it is tried a few times; the last error is returned.
     fn start(name: &str, cmd: &str) -> Result<Tmux, String> {
-        let socket = format!("uno-{name}-{}", std::process::id());
+        let socket = tmp(&format!("tmux-{name}"));
         let mut err = String::new();
         for attempt in 1..=5u64 {
             let out = Self::tmux(&socket)
@@ -62,17 +70,9 @@ impl Tmux {
                 .output()
                 .map_err(|e| format!("cannot run tmux: {e}"))?;
             if out.status.success() {
-                let path = Self::tmux(&socket)
-                    .args(["display-message", "-p", "#{socket_path}"])
-                    .output()
-                    .ok()
-                    .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-                    .filter(|p| p.contains(&socket))
-                    .map(PathBuf::from);
                 return Ok(Tmux {
                     socket,
                     name: name.to_string(),
-                    socket_path: path,
                 });
             }
             err = format!(
@@ -80,7 +80,7 @@ impl Tmux {
                 out.status,
                 String::from_utf8_lossy(&out.stderr).trim()
             );
-            let _ = Self::tmux(&socket).arg("kill-server").output();
+            Self::stop(&socket);
             std::thread::sleep(Duration::from_millis(200 * attempt));
         }
         Err(err)
@@ -121,10 +121,7 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = Self::tmux(&self.socket).arg("kill-server").output();
-        if let Some(p) = &self.socket_path {
-            let _ = std::fs::remove_file(p);
-        }
+        Self::stop(&self.socket);
     }
 }
 
