@@ -523,8 +523,8 @@ impl<E: Events> Ctx<'_, E> {
         if s.pile == 0 {
             return NONE;
         }
-        let card = s.rng.take(&mut s.pile);
-        s.hands[seat as usize] |= 1u128 << card;
+        let (card, bit) = s.rng.take(&mut s.pile);
+        s.hands[seat as usize] |= bit;
         let t = &mut s.since_play[seat as usize];
         *t += (*t & TAKEN_MAX != TAKEN_MAX) as u8;
         card

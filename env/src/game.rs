@@ -454,52 +454,111 @@ fn has_bmi2() -> bool {
 /// card itself that marks every face held. `pext` packs those marks, one
 /// per group in deck order, and `pdep` spreads them onto the deck's face ids
 /// (`faces`), which ascend in the same order.
+///
+/// # Safety
+/// The CPU must have BMI2 ([`has_bmi2`]).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi2,popcnt")]
 #[inline]
-pub(crate) fn faces_bmi2(cards: u128, g: &Game) -> u128 {
-    use core::arch::x86_64::{_pdep_u64, _pext_u64};
+pub(crate) unsafe fn faces_bmi2(cards: u128, g: &Game) -> u128 {
+    use bmi2::{pdep, pext};
     let (rest, top, faces) = (g.group_rest, g.group_top, g.face_in_deck);
     let marks = ((cards & rest).wrapping_add(rest) | cards) & top;
-    let lo = _pext_u64(marks as u64, top as u64);
-    let hi = _pext_u64((marks >> 64) as u64, (top >> 64) as u64);
+    // SAFETY: the caller checked BMI2.
+    let (lo, hi) = unsafe {
+        (
+            pext(marks as u64, top as u64),
+            pext((marks >> 64) as u64, (top >> 64) as u64),
+        )
+    };
     let packed = lo as u128 | (hi as u128) << (top as u64).count_ones();
     let f_lo = faces as u64;
-    let out_lo = _pdep_u64(packed as u64, f_lo);
-    let out_hi = _pdep_u64((packed >> f_lo.count_ones()) as u64, (faces >> 64) as u64);
+    // SAFETY: as above.
+    let (out_lo, out_hi) = unsafe {
+        (
+            pdep(packed as u64, f_lo),
+            pdep((packed >> f_lo.count_ones()) as u64, (faces >> 64) as u64),
+        )
+    };
     out_lo as u128 | (out_hi as u128) << 64
 }
 
 /// Index of the `k`-th (0-based) set bit of `m`; `k` must be below `m.count_ones()`.
 #[inline]
 pub(crate) fn select_bit(m: u128, k: u32) -> u32 {
+    select_one(m, k).0
+}
+
+/// The `k`-th (0-based) set bit of `m` as its index and as a one-bit set;
+/// `k` must be below `m.count_ones()`. The set is built from two 64-bit
+/// halves, so a caller that clears or moves the card pays no 128-bit
+/// variable shift (about 7 instructions, twice in a draw).
+#[inline]
+pub(crate) fn select_one(m: u128, k: u32) -> (u32, u128) {
     let lo = m as u64;
     let c = lo.count_ones();
     // Pick the half by value, not by branch: for a random card the half is a
     // coin flip, which a branch would mispredict half of the time.
     let high = k >= c;
-    let (word, base, skip) =
-        std::hint::select_unpredictable(high, ((m >> 64) as u64, 64, c), (lo, 0, 0));
-    base + select64(word, k - skip)
+    let (word, skip) = std::hint::select_unpredictable(high, ((m >> 64) as u64, c), (lo, 0));
+    let bit = isolate64(word, k - skip);
+    let (l, h) = std::hint::select_unpredictable(high, (0, bit), (bit, 0));
+    (
+        (high as u32) << 6 | bit.trailing_zeros(),
+        l as u128 | (h as u128) << 64,
+    )
 }
 
+/// The `k`-th set bit of `x` alone.
 #[inline]
-fn select64(x: u64, k: u32) -> u32 {
+fn isolate64(x: u64, k: u32) -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("bmi2") {
-            // SAFETY: the CPU supports BMI2 (checked just above).
-            return unsafe { select64_bmi2(x, k) };
+            // SAFETY: the CPU supports BMI2 (checked just above). `pdep`
+            // deposits bit k onto the k-th set bit of `x`.
+            return unsafe { bmi2::pdep(1u64 << k, x) };
         }
     }
-    select64_portable(x, k)
+    1 << select64_portable(x, k)
 }
 
-/// `pdep` deposits bit k onto the k-th set bit of `x`.
+/// `pdep` and `pext` as inline assembly. The intrinsics of
+/// `core::arch` need `#[target_feature(enable = "bmi2")]` functions, which
+/// cannot be inlined into the engine (built for x86-64-v2, checked for BMI2
+/// at run time): every card drawn paid a call and the register moves around
+/// it. An `asm!` block is inlined like any instruction.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi2")]
-fn select64_bmi2(x: u64, k: u32) -> u32 {
-    core::arch::x86_64::_pdep_u64(1u64 << k, x).trailing_zeros()
+mod bmi2 {
+    /// Deposits the low bits of `src` onto the set bits of `mask`.
+    ///
+    /// # Safety
+    /// The CPU must have BMI2.
+    #[inline(always)]
+    pub(super) unsafe fn pdep(src: u64, mask: u64) -> u64 {
+        let out: u64;
+        // SAFETY: the caller checked BMI2; the instruction reads and writes
+        // registers only.
+        unsafe {
+            core::arch::asm!("pdep {out}, {src}, {mask}", src = in(reg) src, mask = in(reg) mask,
+                out = lateout(reg) out, options(pure, nomem, nostack, preserves_flags));
+        }
+        out
+    }
+
+    /// Gathers the bits of `src` at the set bits of `mask` into the low bits.
+    ///
+    /// # Safety
+    /// The CPU must have BMI2.
+    #[inline(always)]
+    pub(super) unsafe fn pext(src: u64, mask: u64) -> u64 {
+        let out: u64;
+        // SAFETY: as for `pdep`.
+        unsafe {
+            core::arch::asm!("pext {out}, {src}, {mask}", src = in(reg) src, mask = in(reg) mask,
+                out = lateout(reg) out, options(pure, nomem, nostack, preserves_flags));
+        }
+        out
+    }
 }
 
 #[inline]

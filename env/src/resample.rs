@@ -71,7 +71,7 @@ impl Game {
             let keep = s.hands[p] & kept;
             let mut hand = keep;
             for _ in 0..(s.hands[p] & !keep).count_ones() {
-                hand |= 1u128 << deal.take(&mut unseen);
+                hand |= deal.take(&mut unseen).1;
             }
             t.hands[p] = hand;
         }

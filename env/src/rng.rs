@@ -73,12 +73,13 @@ impl ChanceRng {
     }
 
     /// Takes one uniformly random card out of a non-empty card set and
-    /// returns it (a draw from a shuffled pile, or a deal).
+    /// returns it (a draw from a shuffled pile, or a deal), as its index and
+    /// as a one-bit set.
     #[inline]
-    pub(crate) fn take(&mut self, set: &mut u128) -> u8 {
-        let c = crate::game::select_bit(*set, self.below(set.count_ones())) as u8;
-        *set &= !(1u128 << c);
-        c
+    pub(crate) fn take(&mut self, set: &mut u128) -> (u8, u128) {
+        let (c, bit) = crate::game::select_one(*set, self.below(set.count_ones()));
+        *set ^= bit;
+        (c as u8, bit)
     }
 
     /// True with probability `p`.
