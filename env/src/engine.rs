@@ -439,23 +439,30 @@ impl<E: Events> Ctx<'_, E> {
 
     /// Who plays after `seat`: the next seat in the direction of play, or
     /// Flash's unit's uniform pick among all active players (F-1).
-    #[inline]
+    #[inline(always)]
     fn next(&mut self, seat: u8) -> u8 {
         if self.g.random_unit {
-            // [reading] F-4, F-5, F-6, F-8 with F-1: a player who misses the
-            // turn the unit gave them (Skip, Draw Two, Wild Draw Four) is
-            // followed by a fresh uniform pick, which may fall on them again.
-            // [reading] C-5 with F-4/F-6: a player who has gone out (their
-            // last card's effect still resolving) is not among the unit's picks.
-            let pool = match self.s.active & !self.out_seats() {
-                0 => self.s.active,
-                p => p,
-            };
-            let k = self.s.rng.below(pool.count_ones());
-            select_bit(pool as u128, k) as u8
+            self.next_random()
         } else {
             self.s.seat_after(seat, self.s.reversed)
         }
+    }
+
+    /// [`Ctx::next`] under Flash's random turn unit (F-1), out of line so
+    /// that the seating path inlines into its callers.
+    #[inline(never)]
+    fn next_random(&mut self) -> u8 {
+        // [reading] F-4, F-5, F-6, F-8 with F-1: a player who misses the
+        // turn the unit gave them (Skip, Draw Two, Wild Draw Four) is
+        // followed by a fresh uniform pick, which may fall on them again.
+        // [reading] C-5 with F-4/F-6: a player who has gone out (their
+        // last card's effect still resolving) is not among the unit's picks.
+        let pool = match self.s.active & !self.out_seats() {
+            0 => self.s.active,
+            p => p,
+        };
+        let k = self.s.rng.below(pool.count_ones());
+        select_bit(pool as u128, k) as u8
     }
 
     /// Active seats holding no cards: a player who has just gone out, while

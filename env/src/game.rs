@@ -298,7 +298,9 @@ impl Game {
             }
             ascending &= c == 0 || self.card_face[c] >= self.card_face[c - 1];
         }
-        self.fast_faces = ascending && has_bmi2();
+        // `has_bmi2` is asked in any case: it also enables the card draws' `pdep`.
+        let bmi2 = has_bmi2();
+        self.fast_faces = ascending && bmi2;
     }
 
     /// The faces of a set of physical cards, as a face bit set (the card
@@ -435,11 +437,23 @@ pub fn iter_bits(mut m: u128) -> impl Iterator<Item = usize> {
     })
 }
 
+/// Set once a [`Game`] has found BMI2 on this CPU ([`has_bmi2`]). A card
+/// draw tests it (one byte compare) rather than the standard library's
+/// feature cache (a load through the GOT and two tests, on every draw).
+/// False, the portable path, is right on any CPU, so a draw made before any
+/// `Game` exists is still correct.
+#[cfg(target_arch = "x86_64")]
+static BMI2: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// True when the CPU has BMI2 (`pdep`, `pext`).
 fn has_bmi2() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("bmi2")
+        let yes = std::arch::is_x86_feature_detected!("bmi2");
+        if yes {
+            BMI2.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        yes
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -513,12 +527,20 @@ pub(crate) fn select_one(m: u128, k: u32) -> (u32, u128) {
 fn isolate64(x: u64, k: u32) -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("bmi2") {
-            // SAFETY: the CPU supports BMI2 (checked just above). `pdep`
-            // deposits bit k onto the k-th set bit of `x`.
+        if BMI2.load(std::sync::atomic::Ordering::Relaxed) {
+            // SAFETY: `BMI2` is set only after the CPU was found to have
+            // BMI2. `pdep` deposits bit k onto the k-th set bit of `x`.
             return unsafe { bmi2::pdep(1u64 << k, x) };
         }
     }
+    isolate64_portable(x, k)
+}
+
+/// [`isolate64`] on a CPU without BMI2, kept out of line so that the
+/// draws that inline `isolate64` stay small.
+#[cold]
+#[inline(never)]
+fn isolate64_portable(x: u64, k: u32) -> u64 {
     1 << select64_portable(x, k)
 }
 
