@@ -104,6 +104,10 @@ pub struct Game {
     /// a card set's faces come from a carry trick and two bit gathers, not a
     /// walk over the cards.
     pub(crate) fast_faces: bool,
+    /// The observation's `hand` slot of each card, by 64-bit half of the
+    /// card set: entries 0–63 are `card_face` of cards 0–63 and 64–127, and
+    /// entry 64 + i (past a half's last card) is [`crate::obs::HAND_SPILL`]`[i]`.
+    pub(crate) hand_slot: [[u8; 64 + crate::obs::HAND_FIXED]; 2],
     /// The observation's constant `rules` piece.
     pub(crate) obs_rules: [f32; crate::obs::NUM_RULE_FLAGS],
 }
@@ -143,6 +147,7 @@ impl Game {
             group_top: 0,
             group_rest: 0,
             fast_faces: false,
+            hand_slot: [[0; 64 + crate::obs::HAND_FIXED]; 2],
             obs_rules: [0.0; crate::obs::NUM_RULE_FLAGS],
             rules,
         };
@@ -287,6 +292,10 @@ impl Game {
         self.colour_or_none[..NUM_COLOURS].copy_from_slice(&self.colour_cards);
         if !self.rules.options.wd4_bluffing {
             self.restricted_enforced = self.restricted;
+        }
+        for (half, slots) in self.hand_slot.iter_mut().enumerate() {
+            slots[..64].copy_from_slice(&self.card_face[half * 64..half * 64 + 64]);
+            slots[64..].copy_from_slice(&crate::obs::HAND_SPILL);
         }
         let n = self.deck_size as usize;
         let mut ascending = true;
