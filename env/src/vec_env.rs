@@ -978,10 +978,12 @@ impl StepCtx<'_> {
                 // first branches (play or draw), which mispredict often. Each
                 // game's picker still draws once per step, from the same mask.
                 let mut next = if n > 0 { c.pick(row(0)) } else { 0 };
+                let mut next2 = if n > 1 { c.pick(row(1)) } else { 0 };
                 for t in 0..n {
                     let (j, a) = (row(t), next);
-                    if t + 1 < n {
-                        next = c.pick(row(t + 1));
+                    next = next2;
+                    if t + 2 < n {
+                        next2 = c.pick(row(t + 2));
                     }
                     self.step_game(&mut c, j, a);
                 }
