@@ -537,19 +537,19 @@ impl<E: Events> Ctx<'_, E> {
         card
     }
 
-    /// Cards fired: 1 + the number of thresholds `cdf[0..max-1]` that a
-    /// uniform draw reaches. The CDF is non-decreasing and its tail (from
-    /// index `max - 1`) is 1.0, which no draw in [0, 1) reaches, so counting
-    /// over the whole array gives the same number without a loop whose exit
-    /// depends on the draw.
-    fn sample_count(&mut self, cdf: &[f32; MAX_FIRE], max: u8) -> u8 {
+    /// Cards fired: 1 + the number of thresholds `cuts[0..max-1]` (a CDF as
+    /// [`crate::game::unit_cuts`]) that a uniform draw reaches. The CDF is
+    /// non-decreasing and its tail (from index `max - 1`) is 1.0, which no
+    /// draw in [0, 1) reaches, so counting over the whole array gives the
+    /// same number without a loop whose exit depends on the draw.
+    fn sample_count(&mut self, cuts: &[u32; MAX_FIRE], max: u8) -> u8 {
         debug_assert!(
-            cdf[(max as usize).saturating_sub(1)..]
+            cuts[(max as usize).saturating_sub(1)..]
                 .iter()
-                .all(|&c| c >= 1.0)
+                .all(|&c| c >= 1 << 24)
         );
-        let u = self.s.rng.unit();
-        let reached: u32 = cdf.iter().map(|&c| (u >= c) as u32).sum();
+        let x = self.s.rng.next_u32() >> 8;
+        let reached: u32 = cuts.iter().map(|&c| (x >= c) as u32).sum();
         reached as u8 + 1
     }
 
@@ -571,7 +571,7 @@ impl<E: Events> Ctx<'_, E> {
                 max,
             } => {
                 let h = hazard[(self.s.misses as usize).min(*len as usize - 1)];
-                if self.s.rng.chance(h) {
+                if self.s.rng.chance_cut(h) {
                     (true, self.sample_count(cdf, *max))
                 } else {
                     (false, 0)

@@ -23,24 +23,62 @@ pub const MAX_FIRE: usize = 32;
 pub(crate) enum Launcher {
     /// A draw pile: every "press" draws exactly one card.
     Pile,
-    /// Fires with probability `hazard[min(misses, len - 1)]`.
+    /// Fires with probability `hazard[min(misses, len - 1)]` (as
+    /// [`chance_cut`]s), then fires a count drawn from `cdf` (as [`unit_cuts`]).
     Hazard {
-        hazard: [f32; 16],
+        hazard: [u32; 16],
         len: u8,
-        cdf: [f32; MAX_FIRE],
+        cdf: [u32; MAX_FIRE],
         max: u8,
     },
-    /// Fires on the presses in `fires` (bit i = press i+1 since refill, mod period).
+    /// Fires on the presses in `fires` (bit i = press i+1 since refill, mod
+    /// period), a count drawn from `cdf` (as [`unit_cuts`]).
     Pattern {
         fires: u128,
         period: u16,
-        cdf: [f32; MAX_FIRE],
+        cdf: [u32; MAX_FIRE],
         max: u8,
     },
     /// Always one card.
     DrawOne,
     /// A fixed list of outcomes, cycled.
     Scripted(Vec<u8>),
+}
+
+/// The launcher's draws compare a random word's top 24 bits, `x`, with
+/// integer thresholds rather than the uniform float `x / 2^24` with the
+/// probabilities: the same outcomes (`x / 2^24` is exact, and for a whole
+/// `x`, `x >= c * 2^24` exactly when `x >= ceil(c * 2^24)`), without the
+/// conversion and float compare in the chain that decides whether the
+/// launcher fires and how many cards it fires.
+///
+/// `cuts[i]` is the threshold with `x >= cuts[i]` exactly when
+/// `x / 2^24 >= cdf[i]` (a NaN is never reached, as in the float compare).
+pub(crate) fn unit_cuts(cdf: &[f32; MAX_FIRE]) -> [u32; MAX_FIRE] {
+    cdf.map(|c| {
+        if c.is_nan() {
+            1 << 24
+        } else {
+            (c as f64 * (1u32 << 24) as f64)
+                .ceil()
+                .clamp(0.0, (1u32 << 24) as f64) as u32
+        }
+    })
+}
+
+/// [`ChanceRng::chance_cut`]'s threshold for probability `p`: `u32::MAX`
+/// for certain (`p >= 1`, no word drawn), 0 for never (`p <= 0` or NaN, no
+/// word drawn), else `ceil(p * 2^24)`, with `x < cut` exactly when `x / 2^24 < p`.
+///
+/// [`ChanceRng::chance_cut`]: crate::rng::ChanceRng::chance_cut
+pub(crate) fn chance_cut(p: f32) -> u32 {
+    if p >= 1.0 {
+        u32::MAX
+    } else if p > 0.0 {
+        (p as f64 * (1u32 << 24) as f64).ceil() as u32
+    } else {
+        0
+    }
 }
 
 /// Cumulative distribution of `1 + NegBin(r, mean)` capped at `max` (index i = i+1 cards).
@@ -234,26 +272,26 @@ impl Game {
         g.launcher = match (g.rules.supply, &g.rules.launcher) {
             (Supply::Pile, _) => Launcher::Pile,
             (Supply::Launcher, LauncherModel::Hazard { hazard, cards }) => {
-                let mut h = [0f32; 16];
+                let mut h = [0u32; 16];
                 for (d, s) in h.iter_mut().zip(hazard) {
-                    *d = *s as f32;
+                    *d = chance_cut(*s as f32);
                 }
                 let (cdf, max) = count_cdf(cards);
                 Launcher::Hazard {
                     hazard: h,
                     len: hazard.len() as u8,
-                    cdf,
+                    cdf: unit_cuts(&cdf),
                     max,
                 }
             }
             (Supply::Launcher, LauncherModel::Bernoulli { p, cards }) => {
-                let mut h = [0f32; 16];
-                h[0] = *p as f32;
+                let mut h = [0u32; 16];
+                h[0] = chance_cut(*p as f32);
                 let (cdf, max) = count_cdf(cards);
                 Launcher::Hazard {
                     hazard: h,
                     len: 1,
-                    cdf,
+                    cdf: unit_cuts(&cdf),
                     max,
                 }
             }
@@ -270,7 +308,7 @@ impl Game {
                 Launcher::Pattern {
                     fires: bits,
                     period: *period,
-                    cdf,
+                    cdf: unit_cuts(&cdf),
                     max,
                 }
             }
@@ -616,6 +654,58 @@ fn select64_portable(x: u64, mut k: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integer_cuts_decide_as_the_float_compares() {
+        // The launcher's integer thresholds (fire or not, how many cards)
+        // must give the float compares' outcome for every 24-bit draw `x`:
+        // checked at and around each threshold, at both ends, and on a
+        // sweep, for edge probabilities and every preset's count CDF.
+        let unit = |x: u32| x as f32 * (1.0 / (1u32 << 24) as f32);
+        let mut ps = vec![
+            0.0,
+            -0.5,
+            1.0,
+            1.5,
+            1e-9,
+            0.5,
+            0.1,
+            0.3,
+            1.0 - 1e-7,
+            f32::MIN_POSITIVE,
+            f32::NAN,
+        ];
+        for preset in crate::PRESETS {
+            let g = Game::new(crate::Rules::preset(preset).unwrap(), 2).unwrap();
+            match &g.rules.launcher {
+                LauncherModel::Hazard { hazard, cards } => {
+                    ps.extend(count_cdf(cards).0);
+                    ps.extend(hazard.iter().map(|&h| h as f32));
+                }
+                LauncherModel::Bernoulli { p, cards } => {
+                    ps.extend(count_cdf(cards).0);
+                    ps.push(*p as f32);
+                }
+                LauncherModel::Pattern { cards, .. } => ps.extend(count_cdf(cards).0),
+                _ => {}
+            }
+        }
+        for &p in &ps {
+            let reach = unit_cuts(&[p; MAX_FIRE])[0];
+            let fire = chance_cut(p);
+            let near = |c: u32| c.saturating_sub(2)..=c.saturating_add(2).min((1 << 24) - 1);
+            let xs = near(reach)
+                .chain(near(fire.min(1 << 24)))
+                .chain([0, (1 << 24) - 1])
+                .chain((0..1u32 << 24).step_by(9973));
+            for x in xs {
+                assert_eq!(x >= reach, unit(x) >= p, "count cut of {p} at {x}");
+                let by_float = p >= 1.0 || (p > 0.0 && unit(x) < p);
+                let by_cut = fire == u32::MAX || (fire != 0 && x < fire);
+                assert_eq!(by_cut, by_float, "fire cut of {p} at {x}");
+            }
+        }
+    }
 
     #[test]
     fn select_bit_matches_naive() {

@@ -87,6 +87,13 @@ impl ChanceRng {
     pub fn chance(&mut self, p: f32) -> bool {
         p >= 1.0 || (p > 0.0 && self.unit() < p)
     }
+
+    /// [`ChanceRng::chance`] for the threshold `cut` of a probability
+    /// (`crate::game::chance_cut`): the same outcome from the same words.
+    #[inline]
+    pub(crate) fn chance_cut(&mut self, cut: u32) -> bool {
+        cut == u32::MAX || (cut != 0 && self.next_u32() >> 8 < cut)
+    }
 }
 
 /// "expand 32-byte k": ChaCha's first row.
