@@ -725,9 +725,19 @@ mod tests {
             let bits: Vec<usize> = iter_bits(m).collect();
             for (k, b) in bits.iter().enumerate() {
                 assert_eq!(select_bit(m, k as u32) as usize, *b);
-                let (lo, c) = (m as u64, (m as u64).count_ones());
-                if (k as u32) < c {
-                    assert_eq!(select64_portable(lo, k as u32) as usize, *b);
+                // The card as a one-bit set, as a draw takes it.
+                assert_eq!(select_one(m, k as u32), (*b as u32, 1u128 << b));
+                for half in [m as u64, (m >> 64) as u64] {
+                    if (k as u32) < half.count_ones() {
+                        let portable = isolate64_portable(half, k as u32);
+                        assert_eq!(portable, 1 << iter_bits(half as u128).nth(k).unwrap());
+                        // Both paths of `isolate64` (the `pdep` one where the CPU has it).
+                        #[cfg(target_arch = "x86_64")]
+                        if has_bmi2() {
+                            // SAFETY: checked just above.
+                            assert_eq!(unsafe { bmi2::pdep(1 << k, half) }, portable);
+                        }
+                    }
                 }
             }
         }
