@@ -609,14 +609,23 @@ mod bmi2 {
     /// The CPU must have BMI2.
     #[inline(always)]
     pub(super) unsafe fn pdep(src: u64, mask: u64) -> u64 {
-        let out: u64;
-        // SAFETY: the caller checked BMI2; the instruction reads and writes
-        // registers only.
-        unsafe {
-            core::arch::asm!("pdep {out}, {src}, {mask}", src = in(reg) src, mask = in(reg) mask,
-                out = lateout(reg) out, options(pure, nomem, nostack, preserves_flags));
+        // A build for a CPU level with BMI2 (x86-64-v3, as `scripts/miri`
+        // makes, whose interpreter runs no assembly) inlines the intrinsic.
+        #[cfg(target_feature = "bmi2")]
+        // SAFETY: BMI2 is enabled for the whole build.
+        return unsafe { core::arch::x86_64::_pdep_u64(src, mask) };
+        #[cfg(not(target_feature = "bmi2"))]
+        {
+            let out: u64;
+            // SAFETY: the caller checked BMI2; the instruction reads and
+            // writes registers only.
+            unsafe {
+                core::arch::asm!("pdep {out}, {src}, {mask}", src = in(reg) src,
+                    mask = in(reg) mask, out = lateout(reg) out,
+                    options(pure, nomem, nostack, preserves_flags));
+            }
+            out
         }
-        out
     }
 
     /// Gathers the bits of `src` at the set bits of `mask` into the low bits.
@@ -625,13 +634,21 @@ mod bmi2 {
     /// The CPU must have BMI2.
     #[inline(always)]
     pub(super) unsafe fn pext(src: u64, mask: u64) -> u64 {
-        let out: u64;
-        // SAFETY: as for `pdep`.
-        unsafe {
-            core::arch::asm!("pext {out}, {src}, {mask}", src = in(reg) src, mask = in(reg) mask,
-                out = lateout(reg) out, options(pure, nomem, nostack, preserves_flags));
+        // As in `pdep`.
+        #[cfg(target_feature = "bmi2")]
+        // SAFETY: BMI2 is enabled for the whole build.
+        return unsafe { core::arch::x86_64::_pext_u64(src, mask) };
+        #[cfg(not(target_feature = "bmi2"))]
+        {
+            let out: u64;
+            // SAFETY: as for `pdep`.
+            unsafe {
+                core::arch::asm!("pext {out}, {src}, {mask}", src = in(reg) src,
+                    mask = in(reg) mask, out = lateout(reg) out,
+                    options(pure, nomem, nostack, preserves_flags));
+            }
+            out
         }
-        out
     }
 }
 
