@@ -387,18 +387,9 @@ pub(crate) fn encode_played(s: &State, out: &mut [f32]) {
     let dst: &mut [f32; NUM_FACES] = (&mut out[PLAYED..PLAYED + NUM_FACES])
         .try_into()
         .expect("played piece");
-    // Four values at a time (one widening load and one conversion each); the
-    // last four overlap the group before, instead of a scalar tail of
-    // NUM_FACES % 4 conversions.
-    let four = |o: &mut [f32], c: &[u8]| {
-        for (o, &c) in o.iter_mut().zip(c) {
-            *o = c as f32;
-        }
-    };
-    for (o, c) in dst.chunks_exact_mut(4).zip(s.played.chunks_exact(4)) {
-        four(o, c);
+    for (o, &c) in dst.iter_mut().zip(&s.played) {
+        *o = c as f32;
     }
-    four(&mut dst[NUM_FACES - 4..], &s.played[NUM_FACES - 4..]);
 }
 
 /// `supply` piece: launcher / draw pile size and the public miss counter (L-2).
