@@ -1,10 +1,11 @@
 //! The observation's front pieces (`hand`, `top_card`, `active_colour`,
-//! `phase`, `pending`) against the state's public getters, for every seat of
-//! every preset at 2, 4 and 10 players. The hand encoder counts a fixed
-//! number of cards of each half of the card set without a branch and adds
-//! the count of a missing card to a value that a later piece writes over
-//! (`pending`, the observer's `seats` row); this proves none is left behind
-//! and every face is counted, with hands of one card to dozens.
+//! `phase`, `pending`) and its `played` piece against the state's public
+//! getters, for every seat of every preset at 2, 4 and 10 players. The hand
+//! encoder counts a fixed number of cards of each half of the card set
+//! without a branch and adds the count of a missing card to a value that a
+//! later piece writes over (`pending`, the observer's `seats` row); this
+//! proves none is left behind and every face is counted, with hands of one
+//! card to dozens.
 
 use uno_env::obs::{OBS_SIZE, encode, piece_by_name};
 use uno_env::rng::ChanceRng;
@@ -47,6 +48,9 @@ fn check(game: &Game, s: &State, seat: usize, what: &str) {
 
     let pending = [s.pending_hits() as f32 / 10.0, s.direction() as f32];
     assert_eq!(piece(&obs, "pending"), &pending[..], "{what}: pending");
+
+    let played: Vec<f32> = s.played_counts().iter().map(|&c| c as f32).collect();
+    assert_eq!(piece(&obs, "played"), &played[..], "{what}: played");
 }
 
 #[test]
