@@ -538,7 +538,7 @@ impl<E: Events> Ctx<'_, E> {
     }
 
     /// Cards fired: 1 + the number of thresholds `cuts[0..max-1]` (a CDF as
-    /// [`crate::game::unit_cuts`]) that a uniform draw reaches. The CDF is
+    /// [`crate::rng::cut`]s) that a uniform draw reaches. The CDF is
     /// non-decreasing and its tail (from index `max - 1`) is 1.0, which no
     /// draw in [0, 1) reaches, so counting over the whole array gives the
     /// same number without a loop whose exit depends on the draw.
@@ -548,9 +548,7 @@ impl<E: Events> Ctx<'_, E> {
                 .iter()
                 .all(|&c| c >= 1 << 24)
         );
-        let x = self.s.rng.next_u32() >> 8;
-        let reached: u32 = cuts.iter().map(|&c| (x >= c) as u32).sum();
-        reached as u8 + 1
+        self.s.rng.reached(cuts) as u8 + 1
     }
 
     /// One press of the launcher (L-1..L-3); returns the cards fired. With a
@@ -571,7 +569,7 @@ impl<E: Events> Ctx<'_, E> {
                 max,
             } => {
                 let h = hazard[(self.s.misses as usize).min(*len as usize - 1)];
-                if self.s.rng.chance_cut(h) {
+                if self.s.rng.chance_by_cut(h) {
                     (true, self.sample_count(cdf, *max))
                 } else {
                     (false, 0)

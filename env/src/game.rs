@@ -9,6 +9,7 @@
 use crate::action::NUM_ACTIONS;
 use crate::card::{Colour, Face, Kind, NUM_COLOURS, NUM_FACES, NUM_KINDS};
 use crate::error::ConfigError;
+use crate::rng::{chance_cut, cut};
 use crate::rules::{CardCount, Effect, LauncherModel, Rules, Supply, TurnOrder};
 
 /// Most players at a table (C-1).
@@ -24,7 +25,7 @@ pub(crate) enum Launcher {
     /// A draw pile: every "press" draws exactly one card.
     Pile,
     /// Fires with probability `hazard[min(misses, len - 1)]` (as
-    /// [`chance_cut`]s), then fires a count drawn from `cdf` (as [`unit_cuts`]).
+    /// [`chance_cut`]s), then fires a count drawn from `cdf` (as [`cut`]s).
     Hazard {
         hazard: [u32; 16],
         len: u8,
@@ -32,7 +33,7 @@ pub(crate) enum Launcher {
         max: u8,
     },
     /// Fires on the presses in `fires` (bit i = press i+1 since refill, mod
-    /// period), a count drawn from `cdf` (as [`unit_cuts`]).
+    /// period), a count drawn from `cdf` (as [`cut`]s).
     Pattern {
         fires: u128,
         period: u16,
@@ -43,42 +44,6 @@ pub(crate) enum Launcher {
     DrawOne,
     /// A fixed list of outcomes, cycled.
     Scripted(Vec<u8>),
-}
-
-/// The launcher's draws compare a random word's top 24 bits, `x`, with
-/// integer thresholds rather than the uniform float `x / 2^24` with the
-/// probabilities: the same outcomes (`x / 2^24` is exact, and for a whole
-/// `x`, `x >= c * 2^24` exactly when `x >= ceil(c * 2^24)`), without the
-/// conversion and float compare in the chain that decides whether the
-/// launcher fires and how many cards it fires.
-///
-/// `cuts[i]` is the threshold with `x >= cuts[i]` exactly when
-/// `x / 2^24 >= cdf[i]` (a NaN is never reached, as in the float compare).
-pub(crate) fn unit_cuts(cdf: &[f32; MAX_FIRE]) -> [u32; MAX_FIRE] {
-    cdf.map(|c| {
-        if c.is_nan() {
-            1 << 24
-        } else {
-            (c as f64 * (1u32 << 24) as f64)
-                .ceil()
-                .clamp(0.0, (1u32 << 24) as f64) as u32
-        }
-    })
-}
-
-/// [`ChanceRng::chance_cut`]'s threshold for probability `p`: `u32::MAX`
-/// for certain (`p >= 1`, no word drawn), 0 for never (`p <= 0` or NaN, no
-/// word drawn), else `ceil(p * 2^24)`, with `x < cut` exactly when `x / 2^24 < p`.
-///
-/// [`ChanceRng::chance_cut`]: crate::rng::ChanceRng::chance_cut
-pub(crate) fn chance_cut(p: f32) -> u32 {
-    if p >= 1.0 {
-        u32::MAX
-    } else if p > 0.0 {
-        (p as f64 * (1u32 << 24) as f64).ceil() as u32
-    } else {
-        0
-    }
 }
 
 /// Cumulative distribution of `1 + NegBin(r, mean)` capped at `max` (index i = i+1 cards).
@@ -284,7 +249,7 @@ impl Game {
                 Launcher::Hazard {
                     hazard: h,
                     len: hazard.len() as u8,
-                    cdf: unit_cuts(&cdf),
+                    cdf: cdf.map(cut),
                     max,
                 }
             }
@@ -295,7 +260,7 @@ impl Game {
                 Launcher::Hazard {
                     hazard: h,
                     len: 1,
-                    cdf: unit_cuts(&cdf),
+                    cdf: cdf.map(cut),
                     max,
                 }
             }
@@ -312,7 +277,7 @@ impl Game {
                 Launcher::Pattern {
                     fires: bits,
                     period: *period,
-                    cdf: unit_cuts(&cdf),
+                    cdf: cdf.map(cut),
                     max,
                 }
             }
@@ -713,7 +678,7 @@ mod tests {
             }
         }
         for &p in &ps {
-            let reach = unit_cuts(&[p; MAX_FIRE])[0];
+            let reach = cut(p);
             let fire = chance_cut(p);
             let near = |c: u32| c.saturating_sub(2)..=c.saturating_add(2).min((1 << 24) - 1);
             let xs = near(reach)

@@ -66,10 +66,11 @@ impl ChanceRng {
         ((self.next_u32() as u64 * n as u64) >> 32) as u32
     }
 
-    /// Uniform float in [0, 1) with 24 bits of precision.
+    /// 24 random bits, `x`: the uniform draw `x / 2^24` in [0, 1) that the
+    /// chance events compare with thresholds ([`cut`]).
     #[inline]
-    pub fn unit(&mut self) -> f32 {
-        (self.next_u32() >> 8) as f32 * (1.0 / (1u32 << 24) as f32)
+    fn draw24(&mut self) -> u32 {
+        self.next_u32() >> 8
     }
 
     /// Takes one uniformly random card out of a non-empty card set and
@@ -82,17 +83,56 @@ impl ChanceRng {
         (c as u8, bit)
     }
 
-    /// True with probability `p`.
+    /// True with probability `p` (certain or impossible without a draw).
     #[inline]
     pub fn chance(&mut self, p: f32) -> bool {
-        p >= 1.0 || (p > 0.0 && self.unit() < p)
+        self.chance_by_cut(chance_cut(p))
     }
 
-    /// [`ChanceRng::chance`] for the threshold `cut` of a probability
-    /// (`crate::game::chance_cut`): the same outcome from the same words.
+    /// [`ChanceRng::chance`] for a threshold made by [`chance_cut`] (the
+    /// launcher makes its thresholds once per game).
     #[inline]
-    pub(crate) fn chance_cut(&mut self, cut: u32) -> bool {
-        cut == u32::MAX || (cut != 0 && self.next_u32() >> 8 < cut)
+    pub(crate) fn chance_by_cut(&mut self, cut: u32) -> bool {
+        cut == u32::MAX || (cut != 0 && self.draw24() < cut)
+    }
+
+    /// How many of `cuts` (thresholds made by [`cut`]) one uniform draw reaches.
+    #[inline]
+    pub(crate) fn reached<const N: usize>(&mut self, cuts: &[u32; N]) -> u32 {
+        let x = self.draw24();
+        cuts.iter().map(|&c| (x >= c) as u32).sum()
+    }
+}
+
+/// The chance events compare a 24-bit draw `x` with integer thresholds
+/// rather than the uniform float `x / 2^24` with probabilities: the same
+/// outcomes (`x / 2^24` is exact, and for a whole `x`, `x >= c · 2^24`
+/// exactly when `x >= ceil(c · 2^24)`), without the conversion and float
+/// compare in the chain that decides, say, whether the launcher fires.
+///
+/// `cut(c)` is the threshold with `x >= cut(c)` exactly when `x / 2^24 >= c`
+/// (a NaN is never reached, as in the float compare).
+pub(crate) fn cut(c: f32) -> u32 {
+    if c.is_nan() {
+        1 << 24
+    } else {
+        (c as f64 * (1u32 << 24) as f64)
+            .ceil()
+            .clamp(0.0, (1u32 << 24) as f64) as u32
+    }
+}
+
+/// The threshold of [`ChanceRng::chance_by_cut`] for probability `p`:
+/// `u32::MAX` for certain (`p >= 1`, no word drawn), 0 for never (`p <= 0`
+/// or NaN, no word drawn), else [`cut`]`(p)`, with `x < cut` exactly when
+/// `x / 2^24 < p`.
+pub(crate) fn chance_cut(p: f32) -> u32 {
+    if p >= 1.0 {
+        u32::MAX
+    } else if p > 0.0 {
+        cut(p)
+    } else {
+        0
     }
 }
 
