@@ -695,9 +695,7 @@ impl<'a> Chunk<'a> {
     /// and its stored mask.
     #[inline(always)]
     fn pick(&mut self, j: usize) -> usize {
-        let m = self.masks[j];
-        let k = self.pickers[j].below(m.count_ones() as u64) as u32;
-        crate::game::select_bit(m, k) as usize
+        self.pickers[j].pick(self.masks[j])
     }
 
     /// The first `k` games and the rest.
