@@ -568,53 +568,51 @@ fn isolate64_portable(x: u64, k: u32) -> u64 {
 /// it. An `asm!` block is inlined like any instruction.
 #[cfg(target_arch = "x86_64")]
 mod bmi2 {
-    /// Deposits the low bits of `src` onto the set bits of `mask`.
-    ///
-    /// # Safety
-    /// The CPU must have BMI2.
-    #[inline(always)]
-    pub(super) unsafe fn pdep(src: u64, mask: u64) -> u64 {
-        // A build for a CPU level with BMI2 (x86-64-v3, as `scripts/miri`
-        // makes, whose interpreter runs no assembly) inlines the intrinsic.
-        #[cfg(target_feature = "bmi2")]
-        // SAFETY: BMI2 is enabled for the whole build.
-        return unsafe { core::arch::x86_64::_pdep_u64(src, mask) };
-        #[cfg(not(target_feature = "bmi2"))]
-        {
-            let out: u64;
-            // SAFETY: the caller checked BMI2; the instruction reads and
-            // writes registers only.
-            unsafe {
-                core::arch::asm!("pdep {out}, {src}, {mask}", src = in(reg) src,
-                    mask = in(reg) mask, out = lateout(reg) out,
-                    options(pure, nomem, nostack, preserves_flags));
+    /// One BMI2 instruction of two registers, `$name`: where the build
+    /// enables BMI2 (x86-64-v3, as `scripts/miri` makes, whose interpreter
+    /// runs no assembly) the intrinsic `$intrinsic`, which then inlines;
+    /// otherwise the instruction as inline assembly.
+    macro_rules! op {
+        ($(#[$doc:meta])* $name:ident, $intrinsic:ident) => {
+            $(#[$doc])*
+            ///
+            /// # Safety
+            /// The CPU must have BMI2.
+            #[inline(always)]
+            pub(super) unsafe fn $name(src: u64, mask: u64) -> u64 {
+                #[cfg(target_feature = "bmi2")]
+                // SAFETY: BMI2 is enabled for the whole build.
+                return unsafe { core::arch::x86_64::$intrinsic(src, mask) };
+                #[cfg(not(target_feature = "bmi2"))]
+                {
+                    let out: u64;
+                    // SAFETY: the caller checked BMI2; the instruction reads
+                    // and writes registers only.
+                    unsafe {
+                        core::arch::asm!(
+                            concat!(stringify!($name), " {out}, {src}, {mask}"),
+                            src = in(reg) src,
+                            mask = in(reg) mask,
+                            out = lateout(reg) out,
+                            options(pure, nomem, nostack, preserves_flags),
+                        );
+                    }
+                    out
+                }
             }
-            out
-        }
+        };
     }
 
-    /// Gathers the bits of `src` at the set bits of `mask` into the low bits.
-    ///
-    /// # Safety
-    /// The CPU must have BMI2.
-    #[inline(always)]
-    pub(super) unsafe fn pext(src: u64, mask: u64) -> u64 {
-        // As in `pdep`.
-        #[cfg(target_feature = "bmi2")]
-        // SAFETY: BMI2 is enabled for the whole build.
-        return unsafe { core::arch::x86_64::_pext_u64(src, mask) };
-        #[cfg(not(target_feature = "bmi2"))]
-        {
-            let out: u64;
-            // SAFETY: as for `pdep`.
-            unsafe {
-                core::arch::asm!("pext {out}, {src}, {mask}", src = in(reg) src,
-                    mask = in(reg) mask, out = lateout(reg) out,
-                    options(pure, nomem, nostack, preserves_flags));
-            }
-            out
-        }
-    }
+    op!(
+        /// Deposits the low bits of `src` onto the set bits of `mask`.
+        pdep,
+        _pdep_u64
+    );
+    op!(
+        /// Gathers the bits of `src` at the set bits of `mask` into the low bits.
+        pext,
+        _pext_u64
+    );
 }
 
 #[inline]
