@@ -315,8 +315,8 @@ impl Game {
             }
             ascending &= c == 0 || self.card_face[c] >= self.card_face[c - 1];
         }
-        // `has_bmi2` is asked in any case: it also enables the card draws' `pdep`.
-        let bmi2 = has_bmi2();
+        // Asked in any case: it also enables the card draws' `pdep`.
+        let bmi2 = detect_bmi2();
         self.fast_faces = ascending && bmi2;
     }
 
@@ -454,7 +454,7 @@ pub fn iter_bits(mut m: u128) -> impl Iterator<Item = usize> {
     })
 }
 
-/// Set once a [`Game`] has found BMI2 on this CPU ([`has_bmi2`]). A card
+/// Set once a [`Game`] has found BMI2 on this CPU ([`detect_bmi2`]). A card
 /// draw tests it (one byte compare) rather than the standard library's
 /// feature cache (a load through the GOT and two tests, on every draw).
 /// False, the portable path, is right on any CPU, so a draw made before any
@@ -462,8 +462,9 @@ pub fn iter_bits(mut m: u128) -> impl Iterator<Item = usize> {
 #[cfg(target_arch = "x86_64")]
 static BMI2: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// True when the CPU has BMI2 (`pdep`, `pext`).
-fn has_bmi2() -> bool {
+/// True when the CPU has BMI2 (`pdep`, `pext`); records it in [`BMI2`] for
+/// the card draws.
+fn detect_bmi2() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         let yes = std::arch::is_x86_feature_detected!("bmi2");
@@ -487,7 +488,7 @@ fn has_bmi2() -> bool {
 /// (`faces`), which ascend in the same order.
 ///
 /// # Safety
-/// The CPU must have BMI2 ([`has_bmi2`]).
+/// The CPU must have BMI2 ([`detect_bmi2`]).
 #[cfg(target_arch = "x86_64")]
 #[inline]
 pub(crate) unsafe fn faces_bmi2(cards: u128, g: &Game) -> u128 {
@@ -713,7 +714,7 @@ mod tests {
                         assert_eq!(portable, 1 << iter_bits(half as u128).nth(k).unwrap());
                         // Both paths of `isolate64` (the `pdep` one where the CPU has it).
                         #[cfg(target_arch = "x86_64")]
-                        if has_bmi2() {
+                        if detect_bmi2() {
                             // SAFETY: checked just above.
                             assert_eq!(unsafe { bmi2::pdep(1 << k, half) }, portable);
                         }
@@ -736,7 +737,7 @@ mod tests {
         };
         for preset in crate::rules::PRESETS {
             let g = Game::new(Rules::preset(preset).unwrap(), 4).unwrap();
-            assert_eq!(g.fast_faces, has_bmi2(), "{preset}: groups ascend");
+            assert_eq!(g.fast_faces, detect_bmi2(), "{preset}: groups ascend");
             let mut sets = vec![0, g.all_cards, g.group_top, g.group_rest];
             sets.extend(iter_bits(g.all_cards).map(|c| 1u128 << c));
             for _ in 0..2000 {
