@@ -113,9 +113,6 @@ pub struct Game {
     pub(crate) hand_slot: [[u8; 64 + crate::obs::HAND_FIXED]; 2],
     /// The observation's constant `rules` piece.
     pub(crate) obs_rules: [f32; crate::obs::NUM_RULE_FLAGS],
-    /// The `supply` piece's first value for every count of cards left, `i /
-    /// deck size` (the same division, looked up instead of done per step).
-    pub(crate) obs_supply: [f32; 129],
 }
 
 impl Game {
@@ -155,7 +152,6 @@ impl Game {
             fast_faces: false,
             hand_slot: [[0; 64 + crate::obs::HAND_FIXED]; 2],
             obs_rules: [0.0; crate::obs::NUM_RULE_FLAGS],
-            obs_supply: [0.0; 129],
             rules,
         };
         let mut i = 0usize;
@@ -287,7 +283,6 @@ impl Game {
             }
         };
         g.obs_rules = crate::obs::rules_piece(&g);
-        g.obs_supply = std::array::from_fn(|i| i as f32 / g.deck_size() as f32);
         Ok(g)
     }
 

@@ -396,7 +396,7 @@ pub(crate) fn encode_played(s: &State, out: &mut [f32]) {
 #[inline]
 pub(crate) fn encode_supply(game: &Game, s: &State, out: &mut [f32]) {
     out[SUPPLY..RULES].fill(0.0);
-    out[SUPPLY] = game.obs_supply[s.pile.count_ones() as usize];
+    out[SUPPLY] = s.pile.count_ones() as f32 / game.deck_size() as f32;
     out[SUPPLY + 1 + (s.misses as usize).min(4)] = 1.0;
     out[SUPPLY + 6] = s.last_fired as f32 / 12.0;
 }
