@@ -61,22 +61,34 @@ pub struct Measured {
     pub stopped_early: bool,
 }
 
-/// Calls `step` (one batched step of `envs` games writing into `buf`) 20
-/// times to warm up, then for about `seconds`, counting steps and finished
-/// episodes; raising `stop` (a Ctrl-C handler) ends it sooner, after at least
-/// one round of 16 batches, so the rate is always over some steps. The timing
-/// loop of every environment benchmark.
-pub fn measure<E>(
+/// Calls `step` (one batched step of `envs` games of `env` writing into
+/// `buf`) 20 times to warm up, then for about `seconds`, counting steps and
+/// finished episodes; raising `stop` (a Ctrl-C handler) ends it sooner, after
+/// at least one round of 16 batches, so the rate is always over some steps.
+/// The timing loop of every environment benchmark.
+///
+/// Episodes are counted by `finished` (the environment's running total of
+/// finished episodes), read before and after the timed steps, when the
+/// environment keeps one; else (`None`) from each batch's `terminated` and
+/// `truncated` flags. The flags are read on the calling thread after every
+/// batch, so on several threads that share no cache they cross between the
+/// caches twice a batch (to the reader, and back to the thread that writes
+/// them next): with a counter the timing loop reads nothing the step wrote,
+/// and measures the step alone (`docs/performance.md`, session 46).
+pub fn measure<T, E>(
+    env: &mut T,
     envs: usize,
     seconds: f64,
     buf: &mut Buffers,
     stop: &AtomicBool,
-    mut step: impl FnMut(&mut Buffers) -> Result<(), E>,
+    mut step: impl FnMut(&mut T, &mut Buffers) -> Result<(), E>,
+    finished: Option<fn(&T) -> u64>,
 ) -> Result<Measured, E> {
     for _ in 0..20 {
-        step(buf)?;
+        step(env, buf)?;
     }
     let budget = Duration::from_secs_f64(seconds.max(0.01));
+    let before = finished.map(|f| f(env));
     let start = Instant::now();
     let mut steps = 0u64;
     let mut episodes = 0u64;
@@ -87,17 +99,23 @@ pub fn measure<E>(
             break;
         }
         for _ in 0..16 {
-            step(buf)?;
+            step(env, buf)?;
             steps += envs as u64;
-            // Two separate sums: they vectorize, where a chained iterator
-            // does not (the count runs on one thread between batches).
-            episodes += ones(&buf.terminated) + ones(&buf.truncated);
+            if finished.is_none() {
+                // Two separate sums: they vectorize, where a chained
+                // iterator does not.
+                episodes += ones(&buf.terminated) + ones(&buf.truncated);
+            }
         }
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    if let (Some(f), Some(before)) = (finished, before) {
+        episodes = f(env) - before;
     }
     Ok(Measured {
         steps,
         episodes,
-        seconds: start.elapsed().as_secs_f64(),
+        seconds,
         stopped_early,
     })
 }
@@ -124,9 +142,15 @@ pub fn run(
     let threads = env.threads();
     let mut buf = Buffers::new(envs);
     env.reset(buf.batch())?;
-    let m = measure(envs, seconds, &mut buf, stop, |b| {
-        env.step_random(b.batch(), obs)
-    })?;
+    let m = measure(
+        &mut env,
+        envs,
+        seconds,
+        &mut buf,
+        stop,
+        |env, b| env.step_random(b.batch(), obs),
+        Some(VecEnv::episodes_finished),
+    )?;
     Ok(BenchReport::new(rules, players, envs, threads, obs, m))
 }
 

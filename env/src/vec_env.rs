@@ -556,6 +556,13 @@ impl VecEnv {
         self.seed
     }
 
+    /// Episodes finished (and auto-reset) in every game since the last
+    /// [`VecEnv::reset`] (or since the games were dealt): the sum of the
+    /// games' episode counters, which the step keeps anyway.
+    pub fn episodes_finished(&self) -> u64 {
+        self.episodes.iter().sum()
+    }
+
     /// Replaces the base seed. The next [`VecEnv::reset`] deals from it, and
     /// so does every auto-reset from now on (each game keeps counting its
     /// episodes until that reset).

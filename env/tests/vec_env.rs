@@ -382,11 +382,41 @@ fn match_episodes_count_every_round_and_end_truncated_at_the_cap() {
             }
         }
         assert!(ended >= 12, "cap {cap}: {ended} episodes");
+        // The running count the benchmark reads counts matches, truncated or not.
+        assert_eq!(env.episodes_finished(), ended as u64, "cap {cap}");
         if want_truncated {
             assert_eq!(truncated, ended, "every episode stalls at a cap of {cap}");
         } else {
             assert_eq!(truncated, 0);
             assert!(multi_round > 0, "some matches last several rounds");
         }
+    }
+}
+
+#[test]
+fn episodes_finished_counts_every_done_flag_and_restarts_at_reset() {
+    // `uno-attack bench` counts episodes with `episodes_finished` instead of
+    // reading every batch's done flags: the two must agree, on any thread count.
+    for threads in [1, 2] {
+        let n = 33;
+        let mut cfg = config("attack-2010", 3);
+        cfg.rules.options.max_decisions = 60; // some episodes end truncated
+        let mut env = VecEnv::new(cfg, n, 11, threads).unwrap();
+        let mut buf = Buffers::new(n);
+        env.reset(buf.batch()).unwrap();
+        assert_eq!(env.episodes_finished(), 0);
+        let (mut flags, mut truncated) = (0u64, 0u64);
+        for _ in 0..400 {
+            env.step_random(buf.batch(), true).unwrap();
+            for i in 0..n {
+                assert!(buf.terminated[i] + buf.truncated[i] <= 1);
+                flags += (buf.terminated[i] + buf.truncated[i]) as u64;
+                truncated += buf.truncated[i] as u64;
+            }
+        }
+        assert!(flags > 2 * n as u64 && truncated > 0, "{flags} {truncated}");
+        assert_eq!(env.episodes_finished(), flags, "{threads} threads");
+        env.reset(buf.batch()).unwrap();
+        assert_eq!(env.episodes_finished(), 0);
     }
 }

@@ -143,9 +143,17 @@ fn solo(
     }
     let mut buf = uno_env::Buffers::new(a.envs);
     env.reset(buf.batch()).map_err(|e| e.to_string())?;
-    let m = bench::measure(a.envs, a.seconds, &mut buf, stop, |b| {
-        env.step_random(b.batch(), obs)
-    })
+    // The single-agent env keeps no count of finished episodes: they are
+    // counted from each batch's done flags.
+    let m = bench::measure(
+        &mut env,
+        a.envs,
+        a.seconds,
+        &mut buf,
+        stop,
+        |env, b| env.step_random(b.batch(), obs),
+        None,
+    )
     .map_err(|e| e.to_string())?;
     let mut r = bench::BenchReport::new(rules, players, a.envs, env.threads(), obs, m);
     r.opponents = Some(spec.to_string());
