@@ -120,6 +120,10 @@ impl Phase {
 /// [`crate::Game::check_invariants`] (card counts) says so.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+// Aligned to a cache line: a batch's states then take exactly 8 lines each
+// rather than straddling 9, and two threads' parts of a batch never share a
+// line (session 46: +1–3 % a step on one thread).
+#[repr(align(64))]
 pub struct State {
     pub(crate) hands: [u128; MAX_PLAYERS],
     pub(crate) pile: u128,
@@ -475,6 +479,19 @@ mod tests {
 
     /// The division-free seating helpers against the plain modular arithmetic,
     /// for every table size, seat and set of seats still in the match (C-1, C-7).
+    #[test]
+    fn a_state_fits_512_bytes_in_whole_cache_lines() {
+        // The vectorized core's memory target (≤ 512 bytes a game), and the
+        // alignment that keeps each state on 8 lines of its own.
+        assert!(
+            std::mem::size_of::<State>() <= 512,
+            "{}",
+            std::mem::size_of::<State>()
+        );
+        assert_eq!(std::mem::align_of::<State>(), 64);
+        assert_eq!(std::mem::size_of::<State>() % 64, 0);
+    }
+
     #[test]
     fn seating_matches_modular_arithmetic() {
         for n in 2..=MAX_PLAYERS {

@@ -704,7 +704,10 @@ fn state_from_json_fn(
 #[pyclass(name = "State", module = "uno_attack._core")]
 struct PyState {
     game: Arc<Game>,
-    state: State,
+    /// Boxed: a `State` is aligned to a cache line (64 bytes), and a Python
+    /// object's memory is aligned only to 16, which pyo3 does not correct
+    /// (PyO3/pyo3#3607); a box is allocated with the state's own alignment.
+    state: Box<State>,
     events: Vec<uno_env::Event>,
 }
 
@@ -712,7 +715,7 @@ impl PyState {
     fn wrap(game: Arc<Game>, state: State) -> Self {
         PyState {
             game,
-            state,
+            state: Box::new(state),
             events: Vec::new(),
         }
     }
