@@ -1436,6 +1436,9 @@ fn writable<'py, T: numpy::Element, D: numpy::ndarray::Dimension>(
     })
 }
 
+/// A cache line, in bytes: where [`np_buffer`] starts a buffer.
+const LINE: usize = 64;
+
 /// A new numpy array of `shape` and `dtype` filled with `fill`, allocated by
 /// numpy (`numpy.full`): when memory runs out that is numpy's MemoryError,
 /// not a panic.
@@ -1445,17 +1448,30 @@ fn np_buffer<T: numpy::Element, D: numpy::ndarray::Dimension>(
     dtype: &str,
     fill: i32,
 ) -> PyResult<Py<numpy::PyArray<T, D>>> {
-    // A view of the front of a longer array: `TAIL_PAD` bytes of the
-    // allocation stay unused after the rows, as in Rust's `Buffers` (a thread
+    // A view of a longer array, starting at its first cache-line boundary
+    // (so that every row boundary a multiple of 64 games in lies on one: two
+    // threads' parts of a batch then share no line), with `TAIL_PAD` bytes of
+    // the allocation unused after the rows, as in Rust's `Buffers` (a thread
     // stepping the last games then prefetches into them, not into the next
     // buffer's first rows, which another thread may be writing).
     let count: usize = shape.iter().product();
     let pad = uno_env::vec_env::tail_pad::<T>();
+    let size = std::mem::size_of::<T>();
+    let slack = LINE / size;
     let whole = py
         .import("numpy")?
-        .call_method1("full", (count + pad, fill, dtype))?;
+        .call_method1("full", (count + slack + pad, fill, dtype))?
+        .cast_into::<PyArray1<T>>()?;
+    // numpy aligns an array to at least its element's size, so the offset to
+    // the next line is a whole number of elements.
+    let skip = (LINE - whole.data() as usize % LINE) % LINE / size;
     let a = whole
-        .get_item(pyo3::types::PySlice::new(py, 0, count as isize, 1))?
+        .get_item(pyo3::types::PySlice::new(
+            py,
+            skip as isize,
+            (skip + count) as isize,
+            1,
+        ))?
         .call_method1("reshape", (shape.to_vec(),))?;
     Ok(a.cast_into::<numpy::PyArray<T, D>>()?.unbind())
 }
