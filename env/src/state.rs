@@ -477,12 +477,10 @@ mod tests {
     use crate::action::TARGET;
     use crate::rules::Rules;
 
-    /// The division-free seating helpers against the plain modular arithmetic,
-    /// for every table size, seat and set of seats still in the match (C-1, C-7).
+    /// The vectorized core's memory target (≤ 512 bytes a game), and the
+    /// alignment that keeps each state on 8 cache lines of its own.
     #[test]
     fn a_state_fits_512_bytes_in_whole_cache_lines() {
-        // The vectorized core's memory target (≤ 512 bytes a game), and the
-        // alignment that keeps each state on 8 lines of its own.
         assert!(
             std::mem::size_of::<State>() <= 512,
             "{}",
@@ -492,6 +490,8 @@ mod tests {
         assert_eq!(std::mem::size_of::<State>() % 64, 0);
     }
 
+    /// The division-free seating helpers against the plain modular arithmetic,
+    /// for every table size, seat and set of seats still in the match (C-1, C-7).
     #[test]
     fn seating_matches_modular_arithmetic() {
         for n in 2..=MAX_PLAYERS {
