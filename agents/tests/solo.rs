@@ -225,7 +225,12 @@ fn trajectory(threads: usize, opponents: &[AgentSpec], rules: &str, players: usi
     for t in 0..150 {
         let acts = pick(&buf, n, t);
         env.step(&acts, buf.batch()).unwrap();
-        for v in buf.obs.iter().chain(&buf.final_obs).chain(&buf.rewards) {
+        for v in buf
+            .obs
+            .iter()
+            .chain(buf.final_obs.iter())
+            .chain(buf.rewards.iter())
+        {
             log.extend_from_slice(&v.to_le_bytes());
         }
         log.extend_from_slice(&buf.terminated);

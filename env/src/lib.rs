@@ -51,6 +51,6 @@ pub use rules::{Effect, KindRule, LauncherModel, MIN_CHANCE, Options, PRESETS, R
 pub use scenario::Scenario;
 pub use state::{Phase, State};
 pub use vec_env::{
-    BatchMut, Buffers, EnvConfig, Episode, EpisodeEnd, MAX_ENVS, MAX_THREADS, RewardMode, VecEnv,
-    VecEnvError,
+    AlignedVec, BUFFER_ALIGN, BatchMut, Buffers, EnvConfig, Episode, EpisodeEnd, MAX_ENVS,
+    MAX_THREADS, RewardMode, VecEnv, VecEnvError,
 };

@@ -264,16 +264,29 @@ fn split_optional(b: &mut [u8], at: usize) -> (&mut [u8], &mut [u8]) {
 /// whose first rows another thread may be writing.
 pub const TAIL_PAD: usize = 4096;
 
-/// `n` copies of `v`, with [`TAIL_PAD`] bytes of unused capacity after them.
-/// A thread stepping the last part of a batch streams up to the array's end,
-/// and its core's prefetcher runs on past it: into this padding, not into the
-/// next allocation, whose first rows another thread may be writing (two cores
+/// Where every per-game array of the vectorized core starts: on a cache-line
+/// boundary ([`Buffers`], the env's own per-game arrays, and the Python
+/// bindings' numpy buffers). Parts of a batch are cut at multiples of 64
+/// games when every part holds at least 512, so every array's part boundary
+/// then lies on a line boundary too, and no line holds rows of two threads
+/// (two cores writing one line take it from each other, slowly when they
+/// share no cache; `docs/performance.md`, session 47).
+pub const BUFFER_ALIGN: usize = 64;
+
+/// A vector whose first value starts on a [`BUFFER_ALIGN`] boundary (it
+/// dereferences to a slice, like `Vec`).
+pub type AlignedVec<T> = aligned_vec::AVec<T, aligned_vec::ConstAlign<BUFFER_ALIGN>>;
+
+/// `n` copies of `v`, starting on a cache line ([`BUFFER_ALIGN`]), with
+/// [`TAIL_PAD`] bytes of unused capacity after them. A thread stepping the
+/// last part of a batch streams up to the array's end, and its core's
+/// prefetcher runs on past it: into this padding, not into the next
+/// allocation, whose first rows another thread may be writing (two cores
 /// taking the same cache lines from each other cost a third of the two-thread
 /// speed when they do not share a cache; `docs/performance.md`, session 41).
-pub(crate) fn padded<T: Clone>(n: usize, v: T) -> Vec<T> {
-    // `vec!` of zeros takes zeroed pages from the allocator, without writing them.
-    let mut out = vec![v; n + tail_pad::<T>()];
-    out.truncate(n);
+pub(crate) fn padded<T: Clone>(n: usize, v: T) -> AlignedVec<T> {
+    let mut out = AlignedVec::with_capacity(BUFFER_ALIGN, n + tail_pad::<T>());
+    out.resize(n, v);
     out
 }
 
@@ -283,35 +296,56 @@ pub fn tail_pad<T>() -> usize {
 }
 
 /// Owned batch buffers, for Rust users (Python passes numpy arrays instead).
-/// [`Buffers::new`] leaves [`TAIL_PAD`] bytes of spare capacity after each
-/// vector (a clone does not: it steps as correctly, a little slower on
-/// several threads whose cores share no cache). Equal buffers hold equal rows.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// Each vector starts on a cache line ([`BUFFER_ALIGN`]; a clone's do too),
+/// and [`Buffers::new`] leaves [`TAIL_PAD`] bytes of spare capacity after it
+/// (a clone does not: it steps as correctly, a little slower on several
+/// threads whose cores share no cache). Equal buffers hold equal rows.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Buffers {
     /// See [`BatchMut::obs`].
-    pub obs: Vec<f32>,
+    pub obs: AlignedVec<f32>,
     /// See [`BatchMut::mask`].
-    pub mask: Vec<u8>,
+    pub mask: AlignedVec<u8>,
     /// See [`BatchMut::seat`].
-    pub seat: Vec<i32>,
+    pub seat: AlignedVec<i32>,
     /// See [`BatchMut::reward`].
-    pub reward: Vec<f32>,
+    pub reward: AlignedVec<f32>,
     /// See [`BatchMut::rewards`].
-    pub rewards: Vec<f32>,
+    pub rewards: AlignedVec<f32>,
     /// See [`BatchMut::terminated`].
-    pub terminated: Vec<u8>,
+    pub terminated: AlignedVec<u8>,
     /// See [`BatchMut::truncated`].
-    pub truncated: Vec<u8>,
+    pub truncated: AlignedVec<u8>,
     /// See [`BatchMut::final_obs`].
-    pub final_obs: Vec<f32>,
+    pub final_obs: AlignedVec<f32>,
     /// See [`BatchMut::episode_len`].
-    pub episode_len: Vec<u32>,
+    pub episode_len: AlignedVec<u32>,
     /// See [`BatchMut::winner`].
-    pub winner: Vec<i32>,
+    pub winner: AlignedVec<i32>,
     /// See [`BatchMut::legal_ids`] (empty unless made by [`Buffers::with_legal_ids`]).
-    pub legal_ids: Vec<u8>,
+    pub legal_ids: AlignedVec<u8>,
     /// See [`BatchMut::legal_count`] (empty unless made by [`Buffers::with_legal_ids`]).
-    pub legal_count: Vec<u8>,
+    pub legal_count: AlignedVec<u8>,
+}
+
+impl Default for Buffers {
+    /// Buffers for no games (nothing allocated).
+    fn default() -> Self {
+        Buffers {
+            obs: AlignedVec::new(BUFFER_ALIGN),
+            mask: AlignedVec::new(BUFFER_ALIGN),
+            seat: AlignedVec::new(BUFFER_ALIGN),
+            reward: AlignedVec::new(BUFFER_ALIGN),
+            rewards: AlignedVec::new(BUFFER_ALIGN),
+            terminated: AlignedVec::new(BUFFER_ALIGN),
+            truncated: AlignedVec::new(BUFFER_ALIGN),
+            final_obs: AlignedVec::new(BUFFER_ALIGN),
+            episode_len: AlignedVec::new(BUFFER_ALIGN),
+            winner: AlignedVec::new(BUFFER_ALIGN),
+            legal_ids: AlignedVec::new(BUFFER_ALIGN),
+            legal_count: AlignedVec::new(BUFFER_ALIGN),
+        }
+    }
 }
 
 impl Buffers {
@@ -328,8 +362,8 @@ impl Buffers {
             final_obs: padded(n * OBS_SIZE, 0.0),
             episode_len: padded(n, 0),
             winner: padded(n, -1),
-            legal_ids: Vec::new(),
-            legal_count: Vec::new(),
+            legal_ids: AlignedVec::new(BUFFER_ALIGN),
+            legal_count: AlignedVec::new(BUFFER_ALIGN),
         }
     }
 
@@ -412,14 +446,14 @@ pub struct VecEnv {
     config: EnvConfig,
     seed: u64,
     states: Vec<State>,
-    episodes: Vec<u64>,
+    episodes: AlignedVec<u64>,
     /// Decisions of the current match's finished rounds (match episodes).
-    earlier: Vec<u32>,
-    pickers: Vec<Picker>,
+    earlier: AlignedVec<u32>,
+    pickers: AlignedVec<Picker>,
     /// Legal-action mask of each game's current state, kept from the last
     /// write so that `step` checks actions and `step_random` picks them
     /// without recomputing it.
-    masks: Vec<u128>,
+    masks: AlignedVec<u128>,
     /// The worker team when stepping on more than one thread.
     team: Option<Team>,
 }
@@ -496,11 +530,13 @@ impl VecEnv {
                 ))
             })?;
         states.extend((0..num_envs).map(|i| game.new_state_on_stream(seed, i as u64)));
-        // Padded as `padded` does (see there), filled from their sources.
-        let mut pickers = Vec::with_capacity(num_envs + tail_pad::<Picker>());
-        pickers.extend((0..num_envs).map(|i| Picker::new(seed, i as u64)));
-        let mut masks = Vec::with_capacity(num_envs + tail_pad::<u128>());
-        masks.extend(states.iter().map(|s| game.legal_mask(s)));
+        // Filled from their sources.
+        let mut pickers = padded(num_envs, Picker(0));
+        let mut masks = padded(num_envs, 0);
+        for (i, s) in states.iter().enumerate() {
+            pickers[i] = Picker::new(seed, i as u64);
+            masks[i] = game.legal_mask(s);
+        }
         Ok(VecEnv {
             game,
             config,
@@ -771,7 +807,7 @@ fn run_parts<const N: usize>(team: &mut Team, ctx: &StepCtx<'_>, chunk: Chunk<'_
     let slots: [Mutex<Option<Chunk<'_>>>; N] = std::array::from_fn(|_| Mutex::new(None));
     let mut rest = chunk;
     for (p, slot) in slots.iter().enumerate().take(parts) {
-        let size = rest.states.len() / (parts - p);
+        let size = part_start(n, parts, p + 1) - part_start(n, parts, p);
         let (mut part, tail) = rest.split_at(size);
         // Pairs of parts walk away from their shared boundary (see `Chunk::descending`).
         part.descending = p % 2 == 0 && p + 1 < parts;
@@ -780,15 +816,38 @@ fn run_parts<const N: usize>(team: &mut Team, ctx: &StepCtx<'_>, chunk: Chunk<'_
     }
     team.run(&|t| {
         for i in 0..parts {
-            let part = slots[(t + i) % parts]
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take();
+            let p = (t + i) % parts;
+            // The caller (thread 0) takes part 0 as the batch starts: a worker
+            // looking there would only take that slot's cache line from the
+            // caller's core as its own part ends, the last thing before the
+            // batch does.
+            if p == 0 && t != 0 {
+                continue;
+            }
+            let part = slots[p].lock().unwrap_or_else(|e| e.into_inner()).take();
             if let Some(part) = part {
                 ctx.run_chunk(part);
             }
         }
     });
+}
+
+/// Games a cache line holds of the narrowest per-game array (one byte a
+/// game: `terminated`, `truncated`, `legal_count`).
+const GAMES_PER_LINE: usize = BUFFER_ALIGN;
+
+/// The first game of part `p` of `parts` (`p == parts` gives `n`): an even
+/// cut, moved to the nearest multiple of [`GAMES_PER_LINE`] games when every
+/// part holds at least 8 × that many (so the parts differ by at most 1/16 of
+/// a part, and by nothing when `n / parts` is such a multiple, as for powers
+/// of two). With arrays starting on a line ([`BUFFER_ALIGN`]), no cache line
+/// then holds rows of two parts.
+fn part_start(n: usize, parts: usize, p: usize) -> usize {
+    let even = n * p / parts;
+    if p == parts || n / parts < 8 * GAMES_PER_LINE {
+        return even;
+    }
+    (even + GAMES_PER_LINE / 2) / GAMES_PER_LINE * GAMES_PER_LINE
 }
 
 struct StepCtx<'a> {
@@ -1035,13 +1094,55 @@ impl StepCtx<'_> {
 mod tests {
     use super::*;
 
-    /// Spare bytes after a vector's values.
-    fn spare<T>(v: &Vec<T>) -> usize {
-        (v.capacity() - v.len()) * std::mem::size_of::<T>()
+    /// Spare bytes after a vector's values, and the offset of its first value
+    /// from a [`BUFFER_ALIGN`] boundary.
+    fn layout<T>(ptr: *const T, len: usize, capacity: usize) -> (usize, usize) {
+        (
+            (capacity - len) * std::mem::size_of::<T>(),
+            ptr as usize % BUFFER_ALIGN,
+        )
+    }
+
+    /// [`layout`] of an aligned vector.
+    fn of<T>(v: &AlignedVec<T>) -> (usize, usize) {
+        layout(v.as_ptr(), v.len(), v.capacity())
     }
 
     #[test]
-    fn every_array_the_core_writes_keeps_its_tail_padding() {
+    fn parts_are_cut_on_whole_lines_of_games_when_large_and_evenly_otherwise() {
+        for parts in 1..=9 {
+            for n in [parts, 100, 1000, 1024, 4095, 4096, 4097, 5000, 65_537] {
+                if n < parts {
+                    continue;
+                }
+                let starts: Vec<usize> = (0..=parts).map(|p| part_start(n, parts, p)).collect();
+                assert_eq!(
+                    (starts[0], starts[parts]),
+                    (0, n),
+                    "{n} games, {parts} parts"
+                );
+                for p in 1..parts {
+                    let (start, even) = (starts[p], n * p / parts);
+                    assert!(
+                        starts[p - 1] < start,
+                        "{n} games, {parts} parts: {starts:?}"
+                    );
+                    if n / parts >= 8 * GAMES_PER_LINE {
+                        assert_eq!(start % GAMES_PER_LINE, 0, "{n} games, {parts} parts");
+                        assert!(start.abs_diff(even) <= GAMES_PER_LINE / 2, "{starts:?}");
+                    } else {
+                        assert_eq!(start, even, "{n} games, {parts} parts");
+                    }
+                }
+            }
+        }
+        // Powers of two are cut evenly.
+        assert_eq!(part_start(1024, 2, 1), 512);
+        assert_eq!(part_start(4096, 4, 3), 3072);
+    }
+
+    #[test]
+    fn every_array_the_core_writes_starts_on_a_line_and_keeps_its_tail_padding() {
         for n in [1, 33, 1024] {
             let env = VecEnv::new(
                 EnvConfig::new(Rules::preset("classic").unwrap(), 3),
@@ -1050,35 +1151,48 @@ mod tests {
                 2,
             )
             .unwrap();
+            let s = &env.states;
             let own = [
-                ("states", spare(&env.states)),
-                ("episodes", spare(&env.episodes)),
-                ("earlier", spare(&env.earlier)),
-                ("pickers", spare(&env.pickers)),
-                ("masks", spare(&env.masks)),
+                ("states", layout(s.as_ptr(), s.len(), s.capacity())),
+                ("episodes", of(&env.episodes)),
+                ("earlier", of(&env.earlier)),
+                ("pickers", of(&env.pickers)),
+                ("masks", of(&env.masks)),
             ];
             let b = Buffers::with_legal_ids(n);
             let buffers = [
-                ("obs", spare(&b.obs)),
-                ("mask", spare(&b.mask)),
-                ("seat", spare(&b.seat)),
-                ("reward", spare(&b.reward)),
-                ("rewards", spare(&b.rewards)),
-                ("terminated", spare(&b.terminated)),
-                ("truncated", spare(&b.truncated)),
-                ("final_obs", spare(&b.final_obs)),
-                ("episode_len", spare(&b.episode_len)),
-                ("winner", spare(&b.winner)),
-                ("legal_ids", spare(&b.legal_ids)),
-                ("legal_count", spare(&b.legal_count)),
+                ("obs", of(&b.obs)),
+                ("mask", of(&b.mask)),
+                ("seat", of(&b.seat)),
+                ("reward", of(&b.reward)),
+                ("rewards", of(&b.rewards)),
+                ("terminated", of(&b.terminated)),
+                ("truncated", of(&b.truncated)),
+                ("final_obs", of(&b.final_obs)),
+                ("episode_len", of(&b.episode_len)),
+                ("winner", of(&b.winner)),
+                ("legal_ids", of(&b.legal_ids)),
+                ("legal_count", of(&b.legal_count)),
             ];
-            for (name, bytes) in own.into_iter().chain(buffers) {
+            for (name, (bytes, offset)) in own.into_iter().chain(buffers) {
                 assert!(
                     bytes >= TAIL_PAD,
                     "{n} games: `{name}` has {bytes} spare bytes"
                 );
+                assert_eq!(
+                    offset, 0,
+                    "{n} games: `{name}` starts {offset} bytes into a line"
+                );
             }
-            assert_eq!(b.winner, vec![-1; n]);
+            // A clone's vectors start on a line too.
+            let c = b.clone();
+            for (name, offset) in [("obs", of(&c.obs).1), ("terminated", of(&c.terminated).1)] {
+                assert_eq!(
+                    offset, 0,
+                    "a clone's `{name}` starts {offset} bytes into a line"
+                );
+            }
+            assert_eq!(b.winner.to_vec(), vec![-1; n]);
             assert!(b.obs.iter().all(|&x| x == 0.0));
         }
     }

@@ -152,7 +152,7 @@ fn vec_env_steps(rules: &Rules, players: usize, seed: u64) -> Result<(), TestCas
             a.obs == b.obs && a.rewards == b.rewards && a.mask == b.mask,
             "1 and 2 threads differ"
         );
-        prop_assert!(a.obs.iter().chain(&a.rewards).all(|v| v.is_finite()));
+        prop_assert!(a.obs.iter().chain(a.rewards.iter()).all(|v| v.is_finite()));
         for (i, rewards) in a.rewards.chunks(uno_env::MAX_PLAYERS).enumerate() {
             if a.terminated[i] == 1 {
                 let sum: f32 = rewards.iter().sum();

@@ -1436,8 +1436,8 @@ fn writable<'py, T: numpy::Element, D: numpy::ndarray::Dimension>(
     })
 }
 
-/// A cache line, in bytes: where [`np_buffer`] starts a buffer.
-const LINE: usize = 64;
+/// Where [`np_buffer`] starts a buffer: on a cache line, as Rust's `Buffers`.
+const LINE: usize = uno_env::vec_env::BUFFER_ALIGN;
 
 /// A new numpy array of `shape` and `dtype` filled with `fill`, allocated by
 /// numpy (`numpy.full`): when memory runs out that is numpy's MemoryError,

@@ -127,7 +127,7 @@ pub fn vec_run(
         finished += b
             .terminated
             .iter()
-            .chain(&b.truncated)
+            .chain(b.truncated.iter())
             .map(|&x| x as u64)
             .sum::<u64>();
         crcs.push(buffers_crc(&b));

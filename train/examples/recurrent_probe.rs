@@ -244,7 +244,7 @@ fn evaluate(
         for i in 0..n {
             choices_row(&env, i, &mut mask[i * A..(i + 1) * A]);
         }
-        let x = Tensor::<2>::from_data(TensorData::new(buf.obs.clone(), [n, D]), &dev);
+        let x = Tensor::<2>::from_data(TensorData::new(buf.obs.to_vec(), [n, D]), &dev);
         let (l, _, hn) = net.step(x, h);
         let logits = host(l);
         for i in 0..n {
@@ -371,7 +371,7 @@ fn check() {
     let mut max = 0.0f32;
     let mut maxv = 0.0f32;
     for _ in 0..20 {
-        let x = Tensor::<2>::from_data(TensorData::new(buf.obs.clone(), [n, D]), &dev);
+        let x = Tensor::<2>::from_data(TensorData::new(buf.obs.to_vec(), [n, D]), &dev);
         let (l0, v0) = base.forward(x.clone());
         let (l1, v1, hn) = net.step(x, h);
         h = hn;
@@ -503,7 +503,7 @@ fn train(minutes: f64, memory: bool, aux_coef: f32, tag: &str) {
                 }
             }
             r.obs.extend_from_slice(&buf.obs);
-            let x = Tensor::<2>::from_data(TensorData::new(buf.obs.clone(), [n, D]), &cpu);
+            let x = Tensor::<2>::from_data(TensorData::new(buf.obs.to_vec(), [n, D]), &cpu);
             let (l, v, hn) = net.step(x, h);
             let (logits, vals) = (host(l), host(v));
             for i in 0..n {
@@ -540,7 +540,7 @@ fn train(minutes: f64, memory: bool, aux_coef: f32, tag: &str) {
             h = hn * Tensor::<2>::from_data(TensorData::new(keep, [n, 1]), &cpu);
         }
         decisions += (tlen * n) as u64;
-        let x = Tensor::<2>::from_data(TensorData::new(buf.obs.clone(), [n, D]), &cpu);
+        let x = Tensor::<2>::from_data(TensorData::new(buf.obs.to_vec(), [n, D]), &cpu);
         let (_, v, _) = net.step(x, h.clone());
         let boot = host(v);
         let gae = compute_gae(&r.rewards, &r.values, &r.dones, &boot, n, gamma, lambda);
