@@ -11,7 +11,9 @@
 //! batch, then takes any part no thread has started. Neighbouring parts are
 //! walked away from their shared boundary, and the arrays have unused memory
 //! after them ([`TAIL_PAD`]), so no core's prefetcher takes cache lines that
-//! another thread is writing. Every game draws chance
+//! another thread is writing; they start on a cache line ([`BUFFER_ALIGN`]),
+//! and large batches are cut on whole lines of games, so no line holds two
+//! threads' rows. Every game draws chance
 //! from its own ChaCha stream (stream = game index), so results are
 //! bit-identical for any thread count. The step path does not allocate.
 
