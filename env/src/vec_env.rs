@@ -840,8 +840,8 @@ const GAMES_PER_LINE: usize = BUFFER_ALIGN;
 
 /// The first game of part `p` of `parts` (`p == parts` gives `n`): an even
 /// cut, moved to the nearest multiple of [`GAMES_PER_LINE`] games when every
-/// part holds at least 8 × that many (so the parts differ by at most 1/16 of
-/// a part, and by nothing when `n / parts` is such a multiple, as for powers
+/// part holds at least 8 × that many (so each cut moves by at most 1/16 of a
+/// part, and not at all when `n / parts` is such a multiple, as for powers
 /// of two). With arrays starting on a line ([`BUFFER_ALIGN`]), no cache line
 /// then holds rows of two parts.
 fn part_start(n: usize, parts: usize, p: usize) -> usize {
