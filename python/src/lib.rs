@@ -1436,9 +1436,6 @@ fn writable<'py, T: numpy::Element, D: numpy::ndarray::Dimension>(
     })
 }
 
-/// Where [`np_buffer`] starts a buffer: on a cache line, as Rust's `Buffers`.
-const LINE: usize = uno_env::vec_env::BUFFER_ALIGN;
-
 /// A new numpy array of `shape` and `dtype` filled with `fill`, allocated by
 /// numpy (`numpy.full`): when memory runs out that is numpy's MemoryError,
 /// not a panic.
@@ -1457,14 +1454,15 @@ fn np_buffer<T: numpy::Element, D: numpy::ndarray::Dimension>(
     let count: usize = shape.iter().product();
     let pad = uno_env::vec_env::tail_pad::<T>();
     let size = std::mem::size_of::<T>();
-    let slack = LINE / size;
+    let line = uno_env::BUFFER_ALIGN;
+    let slack = line / size;
     let whole = py
         .import("numpy")?
         .call_method1("full", (count + slack + pad, fill, dtype))?
         .cast_into::<PyArray1<T>>()?;
     // numpy aligns an array to at least its element's size, so the offset to
     // the next line is a whole number of elements.
-    let skip = (LINE - whole.data() as usize % LINE) % LINE / size;
+    let skip = (line - whole.data() as usize % line) % line / size;
     let a = whole
         .get_item(pyo3::types::PySlice::new(
             py,
