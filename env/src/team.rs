@@ -8,24 +8,33 @@
 //! overhead ate most of the second core (2 threads: 1.1–1.3 × one thread,
 //! while two independent processes reached 2 ×; see `docs/performance.md`).
 //!
-//! A [`Team`] keeps `threads − 1` workers that spin briefly on a batch counter
-//! before parking, and the calling thread takes part in every job, so a step
-//! that follows the previous one closely starts on all cores without a system
-//! call and ends without one. Work is handed out by the job itself (the
-//! vectorized core gives each thread the same games every batch, so they stay
-//! in its core's cache, and lets a thread take a part another has not started).
-//! The step path does not allocate.
+//! A [`Team`] keeps `threads − 1` workers that spin briefly before parking,
+//! and the calling thread takes part in every job, so a step that follows the
+//! previous one closely starts on all cores without a system call and ends
+//! without one. A job is cut into one part per thread: the caller runs part
+//! 0, worker `i` part `i`, the same every batch, so that the games of a part
+//! stay in its core's cache. The step path does not allocate.
 //!
-//! A worker joins a batch through a gate that the caller closes once its own
-//! share is done: the caller waits only for workers that joined. A worker the
-//! host has not scheduled (the cores busy with other programs) misses the
-//! batch, the caller steps its part, and no batch waits a time slice of the
-//! scheduler for a thread that would find nothing left to do.
+//! Each worker has a mailbox of its own, one cache line: the batch word (the
+//! batch's number and whether it is open, joined or done) and the job. The
+//! caller writes both to open a batch; a spinning worker sees the line change,
+//! joins with one compare-exchange on it, and runs its part. Between two
+//! cores that share no cache every cache line that crosses costs a few
+//! hundred nanoseconds, so the whole hand-over is that one line: a job whose
+//! parts read what they need from memory the caller rewrites only when it
+//! changes (as the vectorized core's does) costs the worker no further
+//! transfer (`docs/performance.md`, session 48).
+//!
+//! The caller, its own part done, closes each worker's mailbox: a worker that
+//! had not joined by then (one the host has not scheduled, or one still
+//! waking up) misses the batch, and the caller runs its part itself, so no
+//! batch waits a time slice of the scheduler for a thread that would find
+//! nothing left to do.
 
 use std::cell::UnsafeCell;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering, fence};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -38,41 +47,69 @@ const SPIN_BEFORE_PARK: Duration = Duration::from_micros(100);
 /// Spins between two looks at the clock.
 const SPINS_PER_CLOCK_READ: u32 = 64;
 
-/// The job of the current batch: a pointer to the caller's closure, with its
-/// lifetime erased (see [`Team::run`] for why that is sound).
-type JobPtr = *const (dyn Fn(usize) + Sync + 'static);
-
-/// The gate word: workers inside the current batch's job (low bits), whether
-/// the batch still takes workers ([`OPEN`]), and the batch's number (from
-/// [`EPOCH_SHIFT`] up; it wraps after 2^47 batches).
-const INSIDE: u64 = (1 << 16) - 1;
-/// The gate bit: set while workers may join the current batch.
-const OPEN: u64 = 1 << 16;
-/// Where the batch number starts in the gate word.
-const EPOCH_SHIFT: u32 = 17;
-
-struct Shared {
-    /// Batch number, open flag and workers inside (see [`INSIDE`]). A worker
-    /// runs the job of a batch only if it joined while the gate was open.
-    gate: AtomicU64,
-    /// The current batch's job, written before the gate opens.
-    job: UnsafeCell<Option<JobPtr>>,
-    /// A worker's job panicked in the current batch.
-    panicked: AtomicBool,
-    /// Workers that have started (see [`Team::new`]).
-    started: AtomicUsize,
-    /// Workers should exit.
-    shutdown: AtomicBool,
+/// A job of the team: one batch cut into one part per thread.
+pub(crate) trait Job: Sync {
+    /// Runs part `part` (`0..threads`; 0 is the caller's).
+    fn run(&self, part: usize);
 }
 
-// SAFETY: `job` is written only by the caller of `Team::run` while no worker
-// reads it (the previous batch's gate is closed with no worker inside), and
-// read by a worker only after it joined the batch with an acquire
-// compare-exchange on the gate the caller opened with release ordering after
-// the write. The closure it points to is `Sync`.
-unsafe impl Sync for Shared {}
+impl<F: Fn(usize) + Sync> Job for F {
+    fn run(&self, part: usize) {
+        self(part)
+    }
+}
+
+/// The current batch's job, with its lifetime erased (see [`Team::run`] for
+/// why that is sound).
+type JobPtr = *const (dyn Job + 'static);
+
+/// The low bits of a mailbox word: the state of the batch for its worker
+/// (the batch's number is above [`STATE_BITS`]).
+const STATE: u64 = (1 << STATE_BITS) - 1;
+/// Bits of a mailbox word that hold its state.
+const STATE_BITS: u32 = 3;
+/// No batch for this worker: none opened yet, or the caller closed the
+/// batch before the worker joined it (the caller ran its part).
+const CLOSED: u64 = 0;
+/// The batch is open: the worker may join it.
+const OPEN: u64 = 1;
+/// The worker joined the batch and runs its part.
+const JOINED: u64 = 2;
+/// The worker ran its part.
+const DONE: u64 = 3;
+/// The worker's part panicked.
+const PANICKED: u64 = 4;
+/// The team is being dropped: the worker exits.
+const SHUTDOWN: u64 = 5;
+
+/// One worker's mailbox. Aligned to 128 bytes so that no other data shares its
+/// line, nor the neighbouring line some cores fetch in pairs with it.
+#[repr(C, align(128))]
+struct Mailbox {
+    /// The batch's number and its state for this worker (see [`STATE`]).
+    word: AtomicU64,
+    /// The batch's job, written by the caller before it opens the batch.
+    job: UnsafeCell<Option<JobPtr>>,
+    /// The worker is parked, or about to park (see [`worker`]).
+    asleep: AtomicBool,
+}
+
+// SAFETY: `job` is written only by the caller of `Team::run` while the
+// mailbox is not open (no worker reads it: it joined no batch, or has left
+// the last one, which the caller saw with acquire ordering), and read by the
+// worker only after it joined the batch with an acquire compare-exchange on
+// the word the caller opened with release ordering after the write. The job
+// it points to is `Sync`.
+unsafe impl Sync for Mailbox {}
 // SAFETY: as above; the raw pointer is only dereferenced under that protocol.
-unsafe impl Send for Shared {}
+unsafe impl Send for Mailbox {}
+
+struct Shared {
+    /// One mailbox per worker (worker `i` has `boxes[i - 1]`).
+    boxes: Box<[Mailbox]>,
+    /// Workers that have started (see [`Team::new`]).
+    started: AtomicUsize,
+}
 
 /// `threads − 1` parked-or-spinning workers plus the calling thread.
 pub(crate) struct Team {
@@ -83,18 +120,20 @@ pub(crate) struct Team {
 impl Team {
     /// A team running jobs on `threads` threads (the caller and `threads − 1` workers).
     pub(crate) fn new(threads: usize) -> std::io::Result<Team> {
-        // The gate counts the workers inside a batch in its low bits.
-        assert!(threads as u64 <= INSIDE, "a team of {threads} threads");
+        let workers = threads.saturating_sub(1);
         let shared = Arc::new(Shared {
-            gate: AtomicU64::new(0),
-            job: UnsafeCell::new(None),
-            panicked: AtomicBool::new(false),
+            boxes: (0..workers)
+                .map(|_| Mailbox {
+                    word: AtomicU64::new(CLOSED),
+                    job: UnsafeCell::new(None),
+                    asleep: AtomicBool::new(false),
+                })
+                .collect(),
             started: AtomicUsize::new(0),
-            shutdown: AtomicBool::new(false),
         });
         let mut team = Team {
             shared,
-            workers: Vec::with_capacity(threads.saturating_sub(1)),
+            workers: Vec::with_capacity(workers),
         };
         for i in 1..threads {
             let shared = Arc::clone(&team.shared);
@@ -117,47 +156,78 @@ impl Team {
         self.workers.len() + 1
     }
 
-    /// Runs `job` once on every thread of the team (the caller included) and
-    /// returns when all have finished. Each thread passes its own index (0 for
-    /// the caller, `1..threads` for the workers, the same in every batch), so
-    /// the job can give a thread the same games batch after batch (they stay in
-    /// its core's cache). The job divides the work itself.
-    /// A worker that has not joined by the time the caller's own share is done
-    /// does not run this batch: the job must let any thread take work another
-    /// has not started (as the vectorized core's does), so that the caller
-    /// alone finishes whatever the absent workers would have done.
-    /// A panic in any thread's job is resumed here after all have finished.
-    /// (`&mut self`: one batch at a time, so `job` is never written while a
-    /// worker reads it.)
-    pub(crate) fn run(&mut self, job: &(dyn Fn(usize) + Sync)) {
+    /// Runs every part of `job` once (`0..threads`) and returns when all have
+    /// finished. The caller runs part 0 and worker `i` part `i`, the same in
+    /// every batch (so a part's data stays in its core's cache); a worker that
+    /// has not joined by the time the caller's part is done misses the batch,
+    /// and the caller runs that part too. A panic in any part is resumed here
+    /// after all have finished. (`&mut self`: one batch at a time, so a
+    /// mailbox's job is never written while its worker reads it.)
+    pub(crate) fn run(&mut self, job: &dyn Job) {
         let s = &*self.shared;
-        // SAFETY: the previous batch's gate was closed with no worker inside
-        // before the last `run` returned, so none reads `job` now. The
-        // lifetime is erased for storage only: this function does not return
-        // (or unwind) before this batch's gate is closed with no worker inside,
-        // i.e. before every worker that joined is done with the closure; a
-        // worker that did not join never reads it.
-        unsafe {
-            *s.job.get() = Some(std::mem::transmute::<&(dyn Fn(usize) + Sync), JobPtr>(job));
+        // SAFETY: the lifetime is erased for storage only: this function does
+        // not return (or unwind) before every worker that joined this batch
+        // has left it (seen with acquire ordering), and a worker that did not
+        // join never reads the job.
+        let ptr = unsafe { std::mem::transmute::<*const (dyn Job + '_), JobPtr>(job) };
+        // The batch's number: one more than the last (every mailbox holds it).
+        let epoch = s.boxes.first().map_or(0, |b| {
+            (b.word.load(Ordering::Relaxed) >> STATE_BITS).wrapping_add(1)
+                & (u64::MAX >> STATE_BITS)
+        });
+        let open = epoch << STATE_BITS | OPEN;
+        for b in s.boxes.iter() {
+            // SAFETY: the mailbox is not open (the last batch's worker left it
+            // or never joined), so its worker does not read `job` now.
+            unsafe { *b.job.get() = Some(ptr) };
+            b.word.store(open, Ordering::Release);
         }
-        let epoch = (s.gate.load(Ordering::Relaxed) >> EPOCH_SHIFT).wrapping_add(1);
-        s.gate.store(epoch << EPOCH_SHIFT | OPEN, Ordering::Release);
-        for w in &self.workers {
-            // Cheap when the worker is spinning; wakes it when parked.
-            w.thread().unpark();
-        }
-        let mine = catch_unwind(AssertUnwindSafe(|| job(0)));
-        // Close the gate, then wait for the workers that joined.
-        let mut inside = s.gate.fetch_and(!OPEN, Ordering::Acquire) & INSIDE;
-        let mut wait = Spin::new();
-        while inside != 0 {
-            if !wait.spin() {
-                thread::yield_now();
+        // A worker seen asleep is woken now so that it can join this batch
+        // (a stale look may miss one that just fell asleep: the look after
+        // the caller's part, behind a fence, does not).
+        for (b, w) in s.boxes.iter().zip(&self.workers) {
+            if b.asleep.load(Ordering::Relaxed) {
+                w.thread().unpark();
             }
-            inside = s.gate.load(Ordering::Acquire) & INSIDE;
         }
-        let worker_panicked = s.panicked.swap(false, Ordering::Relaxed);
-        if let Err(e) = mine {
+        let mut panic = catch_unwind(AssertUnwindSafe(|| job.run(0))).err();
+        // Pairs with the fence of a worker going to sleep: either it sees this
+        // batch open (and does not sleep), or this look sees it asleep.
+        fence(Ordering::SeqCst);
+        for (i, (b, w)) in s.boxes.iter().zip(&self.workers).enumerate() {
+            if b.asleep.load(Ordering::Relaxed) {
+                w.thread().unpark();
+            }
+            // Close the batch for a worker that has not joined it, and run its part.
+            let closed = epoch << STATE_BITS | CLOSED;
+            if b.word
+                .compare_exchange(open, closed, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+                && let Err(e) = catch_unwind(AssertUnwindSafe(|| job.run(i + 1)))
+            {
+                panic.get_or_insert(e);
+            }
+        }
+        // Wait for the workers that joined.
+        let mut worker_panicked = false;
+        for b in s.boxes.iter() {
+            let mut wait = Spin::new();
+            loop {
+                match b.word.load(Ordering::Acquire) & STATE {
+                    JOINED => {
+                        if !wait.spin() {
+                            thread::yield_now();
+                        }
+                    }
+                    PANICKED => {
+                        worker_panicked = true;
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+        }
+        if let Some(e) = panic {
             resume_unwind(e);
         }
         if worker_panicked {
@@ -195,66 +265,75 @@ impl Spin {
 }
 
 fn worker(s: &Shared, index: usize) {
+    let b = &s.boxes[index - 1];
     s.started.fetch_add(1, Ordering::Release);
-    let mut seen = 0u64;
+    let mut seen = b.word.load(Ordering::Relaxed) >> STATE_BITS;
     loop {
+        // Wait for a new batch.
         let mut wait = Spin::new();
-        let mut gate;
-        loop {
-            if s.shutdown.load(Ordering::Acquire) {
+        let word = loop {
+            let w = b.word.load(Ordering::Relaxed);
+            if w & STATE == SHUTDOWN {
                 return;
             }
-            gate = s.gate.load(Ordering::Relaxed);
-            if gate >> EPOCH_SHIFT != seen {
-                seen = gate >> EPOCH_SHIFT;
-                break;
+            if w >> STATE_BITS != seen {
+                break w;
             }
             if !wait.spin() {
-                // An `unpark` between the check above and this call leaves a
-                // token, so `park` returns at once: no wake-up is lost.
-                thread::park();
+                // Pairs with the caller's fence after its part: either the
+                // caller sees this flag (and wakes the worker), or the look
+                // below sees the batch it opened. An `unpark` before `park`
+                // leaves a token, so `park` then returns at once.
+                b.asleep.store(true, Ordering::Relaxed);
+                fence(Ordering::SeqCst);
+                if b.word.load(Ordering::Relaxed) == w {
+                    thread::park();
+                }
+                b.asleep.store(false, Ordering::Relaxed);
+                wait = Spin::new();
             }
+        };
+        seen = word >> STATE_BITS;
+        if word & STATE != OPEN {
+            // Closed before this worker saw it: the caller ran the part.
+            continue;
         }
         #[cfg(test)]
         {
-            // The hold is set before the batch opens. The relaxed gate load
-            // above does not order it: this acquire load does (without it a
-            // worker may see the new batch and an old, clear hold; Miri's
+            // The hold is set before the batch opens. The relaxed load above
+            // does not order it: this acquire load does (without it a worker
+            // may see the new batch and an old, clear hold; Miri's
             // weak-memory emulation does that).
-            let _ = s.gate.load(Ordering::Acquire);
+            let _ = b.word.load(Ordering::Acquire);
             while tests::HOLD_WORKERS.load(Ordering::Relaxed) {
                 thread::yield_now();
             }
         }
-        // Join batch `seen` while its gate is open; once it has closed (the
-        // caller finished without this worker) or a later batch has begun,
-        // this batch is over for this worker.
-        while gate >> EPOCH_SHIFT == seen && gate & OPEN != 0 {
-            match s
-                .gate
-                .compare_exchange_weak(gate, gate + 1, Ordering::Acquire, Ordering::Relaxed)
-            {
-                Ok(_) => {
-                    // SAFETY: `job` was written before the release store that
-                    // opened this gate, which the acquire exchange above
-                    // observed, and stays valid until this worker leaves
-                    // (see `Team::run`).
-                    let job = unsafe { &*(*s.job.get()).expect("job set before the gate opens") };
-                    if catch_unwind(AssertUnwindSafe(|| job(index))).is_err() {
-                        s.panicked.store(true, Ordering::Relaxed);
-                    }
-                    s.gate.fetch_sub(1, Ordering::Release);
-                    break;
-                }
-                Err(now) => gate = now,
-            }
+        // Join the batch while it is open (the caller closes it once its own
+        // part is done, and then runs this worker's part itself).
+        let joined = seen << STATE_BITS | JOINED;
+        if b.word
+            .compare_exchange(word, joined, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+        {
+            // SAFETY: `job` was written before the release store that opened
+            // this batch, which the acquire exchange above observed, and stays
+            // valid until this worker leaves (see `Team::run`).
+            let job = unsafe { &*(*b.job.get()).expect("job set before the batch opens") };
+            let end = match catch_unwind(AssertUnwindSafe(|| job.run(index))) {
+                Ok(()) => DONE,
+                Err(_) => PANICKED,
+            };
+            b.word.store(seen << STATE_BITS | end, Ordering::Release);
         }
     }
 }
 
 impl Drop for Team {
     fn drop(&mut self) {
-        self.shared.shutdown.store(true, Ordering::Release);
+        for b in self.shared.boxes.iter() {
+            b.word.store(SHUTDOWN, Ordering::Release);
+        }
         for w in &self.workers {
             w.thread().unpark();
         }
@@ -267,54 +346,62 @@ impl Drop for Team {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::mpsc;
+    use std::sync::Mutex;
 
     /// While set, workers that saw a new batch wait before joining it, as
     /// threads the host has not scheduled would.
     pub(super) static HOLD_WORKERS: AtomicBool = AtomicBool::new(false);
     /// Serializes the tests that depend on [`HOLD_WORKERS`] being clear or set.
-    static HOLD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    static HOLD: Mutex<()> = Mutex::new(());
     /// How long a test's job waits for the workers to join it. Generous, so
     /// that a loaded machine that leaves a worker unscheduled for a while
     /// does not fail the test; a passing run waits only until they join.
     const JOIN_WAIT: Duration = Duration::from_secs(30);
 
+    /// The caller's part waits (up to [`JOIN_WAIT`]) until `count` has
+    /// reached `threads`, so that every worker surely joins the batch.
+    fn wait_for_all(count: &AtomicUsize, threads: usize) {
+        let start = Instant::now();
+        while count.load(Ordering::Relaxed) < threads && start.elapsed() < JOIN_WAIT {
+            std::hint::spin_loop();
+        }
+    }
+
     #[test]
-    fn every_thread_runs_each_job_and_work_is_shared() {
+    fn every_part_runs_once_a_batch_and_each_worker_keeps_its_part() {
         let _hold = HOLD.lock().unwrap_or_else(|e| e.into_inner());
         for threads in 1..=4 {
             let mut team = Team::new(threads).unwrap();
             assert_eq!(team.threads(), threads);
+            let mut owner = vec![None; threads];
             for round in 0..200 {
-                let next = AtomicUsize::new(0);
+                let runs: Vec<AtomicUsize> = (0..threads).map(|_| AtomicUsize::new(0)).collect();
+                let by: Vec<Mutex<Option<thread::ThreadId>>> =
+                    (0..threads).map(|_| Mutex::new(None)).collect();
                 let sum = AtomicUsize::new(0);
-                let entered = AtomicUsize::new(0);
-                let indices = AtomicUsize::new(0);
-                let parts = 37;
-                team.run(&|t| {
-                    entered.fetch_add(1, Ordering::Relaxed);
-                    indices.fetch_or(1 << t, Ordering::Relaxed);
-                    loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        if k >= parts {
-                            break;
-                        }
-                        sum.fetch_add(k + round, Ordering::Relaxed);
-                    }
+                team.run(&|p: usize| {
+                    runs[p].fetch_add(1, Ordering::Relaxed);
+                    *by[p].lock().unwrap() = Some(thread::current().id());
+                    sum.fetch_add(p + round, Ordering::Relaxed);
                 });
-                // The caller always runs the job; a worker that had not
-                // joined when the caller's share was done misses the batch.
-                let entered = entered.load(Ordering::Relaxed);
-                assert!((1..=threads).contains(&entered), "{entered}");
-                // Each thread passes its own index, 0..threads, at most once.
-                let indices = indices.load(Ordering::Relaxed);
-                assert_eq!(indices & 1, 1);
-                assert_eq!(indices.count_ones() as usize, entered);
-                assert!(indices < 1 << threads);
+                // Every part ran exactly once, whichever thread ran it.
+                for r in &runs {
+                    assert_eq!(r.load(Ordering::Relaxed), 1);
+                }
                 assert_eq!(
                     sum.load(Ordering::Relaxed),
-                    (0..parts).map(|k| k + round).sum::<usize>()
+                    (0..threads).map(|p| p + round).sum::<usize>()
                 );
+                // Part 0 is always the caller's.
+                assert_eq!(*by[0].lock().unwrap(), Some(thread::current().id()));
+                // A worker runs its own part (or the caller runs it); no
+                // worker runs another worker's part.
+                for (p, b) in by.iter().enumerate().skip(1) {
+                    let t = b.lock().unwrap().unwrap();
+                    if t != thread::current().id() {
+                        assert_eq!(*owner[p].get_or_insert(t), t, "part {p}");
+                    }
+                }
             }
         }
     }
@@ -322,28 +409,28 @@ mod tests {
     #[test]
     fn a_worker_that_cannot_run_does_not_hold_up_the_batch() {
         let _hold = HOLD.lock().unwrap_or_else(|e| e.into_inner());
-        let (done, finished) = mpsc::channel();
+        let (done, finished) = std::sync::mpsc::channel();
         let driver = thread::spawn(move || {
             let mut team = Team::new(3).unwrap();
+            let me = thread::current().id();
             let runs = |team: &mut Team, batches: usize| {
                 let mut by_workers = 0;
                 for _ in 0..batches {
-                    let next = AtomicUsize::new(0);
+                    let parts = AtomicUsize::new(0);
                     let workers = AtomicUsize::new(0);
-                    team.run(&|t| {
-                        while next.fetch_add(1, Ordering::Relaxed) < 8 {
-                            if t != 0 {
-                                workers.fetch_add(1, Ordering::Relaxed);
-                            }
+                    team.run(&|_| {
+                        parts.fetch_add(1, Ordering::Relaxed);
+                        if thread::current().id() != me {
+                            workers.fetch_add(1, Ordering::Relaxed);
                         }
                     });
-                    // Every part was taken, by whichever thread.
-                    assert!(next.load(Ordering::Relaxed) >= 8);
+                    // Every part ran, by whichever thread.
+                    assert_eq!(parts.load(Ordering::Relaxed), 3);
                     by_workers += workers.load(Ordering::Relaxed);
                 }
                 by_workers
             };
-            // Workers held off every batch: the caller steps them all alone
+            // Workers held off every batch: the caller runs every part alone
             // (it used to wait for each worker to run the batch, so this hung).
             HOLD_WORKERS.store(true, Ordering::Relaxed);
             let alone = runs(&mut team, 1_000);
@@ -353,10 +440,7 @@ mod tests {
             let entered = AtomicUsize::new(0);
             team.run(&|_| {
                 entered.fetch_add(1, Ordering::Relaxed);
-                let start = Instant::now();
-                while entered.load(Ordering::Relaxed) < 3 && start.elapsed() < JOIN_WAIT {
-                    std::hint::spin_loop();
-                }
+                wait_for_all(&entered, 3);
             });
             done.send((alone, entered.load(Ordering::Relaxed))).unwrap();
         });
@@ -369,24 +453,38 @@ mod tests {
     }
 
     #[test]
+    fn a_parked_worker_is_woken_and_joins_again() {
+        let _hold = HOLD.lock().unwrap_or_else(|e| e.into_inner());
+        let mut team = Team::new(2).unwrap();
+        for _ in 0..3 {
+            // Long enough for the worker to park (it spins 100 µs).
+            thread::sleep(Duration::from_millis(20));
+            let entered = AtomicUsize::new(0);
+            team.run(&|_| {
+                entered.fetch_add(1, Ordering::Relaxed);
+                wait_for_all(&entered, 2);
+            });
+            assert_eq!(
+                entered.load(Ordering::Relaxed),
+                2,
+                "the worker woke and joined"
+            );
+        }
+    }
+
+    #[test]
     fn a_panicking_job_is_reported_and_the_team_keeps_working() {
         let _hold = HOLD.lock().unwrap_or_else(|e| e.into_inner());
         let mut team = Team::new(2).unwrap();
-        // The caller waits (up to `JOIN_WAIT`) for the worker to join, so that
-        // the worker surely runs the batch.
-        let both = |entered: &AtomicUsize, t: usize| {
-            entered.fetch_add(1, Ordering::Relaxed);
-            let start = Instant::now();
-            while t == 0 && entered.load(Ordering::Relaxed) < 2 && start.elapsed() < JOIN_WAIT {
-                std::hint::spin_loop();
-            }
-        };
         for worker_only in [false, true] {
             let entered = AtomicUsize::new(0);
             let caught = catch_unwind(AssertUnwindSafe(|| {
-                team.run(&|t| {
-                    both(&entered, t);
-                    if t != 0 || !worker_only {
+                team.run(&|p: usize| {
+                    entered.fetch_add(1, Ordering::Relaxed);
+                    if p == 0 {
+                        wait_for_all(&entered, 2);
+                    }
+                    if p != 0 || !worker_only {
                         panic!("boom");
                     }
                 });
@@ -402,7 +500,10 @@ mod tests {
             }
         }
         let count = AtomicUsize::new(0);
-        team.run(&|t| both(&count, t));
+        team.run(&|_| {
+            count.fetch_add(1, Ordering::Relaxed);
+            wait_for_all(&count, 2);
+        });
         assert_eq!(count.load(Ordering::Relaxed), 2);
     }
 }

@@ -6,9 +6,9 @@
 //! `terminated` / `truncated`, and for finished episodes the final observation,
 //! length and winner — then auto-resets that game, so the written observation
 //! is already the new episode's first. Games are split into one contiguous
-//! part per thread (at most 64); each thread of a thread team (`team.rs`;
-//! the calling thread is one of them) steps its own part, the same every
-//! batch, then takes any part no thread has started. Neighbouring parts are
+//! part per thread; each thread of a thread team (`team.rs`; the calling
+//! thread is one of them) steps its own part, the same every batch (the
+//! caller steps the part of a thread that misses a batch). Neighbouring parts are
 //! walked away from their shared boundary, and the arrays have unused memory
 //! after them ([`TAIL_PAD`]), so no core's prefetcher takes cache lines that
 //! another thread is writing; they start on a cache line ([`BUFFER_ALIGN`]),
@@ -23,9 +23,10 @@ use crate::game::{Game, MAX_PLAYERS};
 use crate::obs::{OBS_SIZE, encode_unchecked, write_legal_ids, write_mask_unchecked};
 use crate::rules::Rules;
 use crate::state::{Phase, State};
-use crate::team::Team;
+use crate::team::{Job, Team};
 use serde::{Deserialize, Serialize};
-use std::sync::Mutex;
+use std::cell::UnsafeCell;
+use std::marker::PhantomData;
 
 /// What one episode is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -458,6 +459,8 @@ pub struct VecEnv {
     masks: AlignedVec<u128>,
     /// The worker team when stepping on more than one thread.
     team: Option<Team>,
+    /// The parts of a batch on the team's threads.
+    plan: Plan,
 }
 
 impl std::fmt::Debug for VecEnv {
@@ -548,6 +551,7 @@ impl VecEnv {
             earlier: padded(num_envs, 0),
             pickers,
             masks,
+            plan: Plan::new(team.as_ref().map_or(0, Team::threads)),
             team,
         })
     }
@@ -682,7 +686,7 @@ impl VecEnv {
             write_obs,
         };
         match &mut self.team {
-            Some(team) => parallel_run(team, &ctx, chunk),
+            Some(team) => parallel_run(team, &self.plan, &ctx, chunk),
             None => ctx.run_chunk(chunk),
         }
     }
@@ -776,62 +780,265 @@ impl<'a> Chunk<'a> {
     }
 }
 
-/// Most parts a batch is cut into (threads beyond it only help).
-const MAX_PARTS: usize = 64;
-
 /// Steps `chunk` on every thread of `team`. The batch is cut into one
-/// contiguous part per thread; each thread steps its own part (the same games
-/// every batch, so their states stay in its core's cache), then takes any part
-/// that no thread has started yet (so a thread that starts late, e.g. one the
-/// host paused, does not hold the batch up). Which thread steps a game does not
-/// change its result (every game has its own streams).
+/// contiguous part per thread; each thread steps its own part, the same games
+/// every batch, so their states stay in its core's cache (a part whose thread
+/// misses the batch, e.g. one the host paused, is stepped by the caller).
+/// Which thread steps a game does not change its result (every game has its
+/// own streams).
 ///
 /// One part per thread is the fastest cut measured: finer parts (2, 4 or 8 a
 /// thread, taken by helpers from the front or the back of the owner's run)
 /// were 2–6 % slower on two threads, each part costing its hand-over between
 /// the cores more than it evened out (`docs/performance.md`, session 36).
-fn parallel_run(team: &mut Team, ctx: &StepCtx<'_>, chunk: Chunk<'_>) {
-    // The slots live on the stack and are set up every batch: no more than a
-    // small team needs (64 of them took 0.4 µs a batch of the 27 µs, 8 took
-    // 0.3 µs).
-    if team.threads() <= 8 {
-        run_parts::<8>(team, ctx, chunk)
-    } else {
-        run_parts::<MAX_PARTS>(team, ctx, chunk)
-    }
-}
-
-/// [`parallel_run`] with `N` slots for parts (at least the team's threads, or
-/// [`MAX_PARTS`]).
-fn run_parts<const N: usize>(team: &mut Team, ctx: &StepCtx<'_>, chunk: Chunk<'_>) {
+///
+/// Each part is written to its slot of `plan` only when it differs from the
+/// last batch's (the same buffers give the same parts), so a worker finds its
+/// part where its core has it cached: where the cores share no cache, every
+/// line the caller rewrites costs the worker a transfer of a few hundred
+/// nanoseconds (`docs/performance.md`, session 48).
+fn parallel_run(team: &mut Team, plan: &Plan, ctx: &StepCtx<'_>, chunk: Chunk<'_>) {
     let n = chunk.states.len();
-    let parts = team.threads().min(N).min(n);
-    let slots: [Mutex<Option<Chunk<'_>>>; N] = std::array::from_fn(|_| Mutex::new(None));
+    let parts = team.threads();
+    debug_assert_eq!(plan.slots.len(), parts);
     let mut rest = chunk;
-    for (p, slot) in slots.iter().enumerate().take(parts) {
+    for (p, slot) in plan.slots.iter().enumerate() {
         let size = part_start(n, parts, p + 1) - part_start(n, parts, p);
         let (mut part, tail) = rest.split_at(size);
         // Pairs of parts walk away from their shared boundary (see `Chunk::descending`).
         part.descending = p % 2 == 0 && p + 1 < parts;
-        *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(part);
-        rest = tail;
-    }
-    team.run(&|t| {
-        for i in 0..parts {
-            let p = (t + i) % parts;
-            // The caller (thread 0) takes part 0 as the batch starts: a worker
-            // looking there would only take that slot's cache line from the
-            // caller's core as its own part ends, the last thing before the
-            // batch does.
-            if p == 0 && t != 0 {
-                continue;
-            }
-            let part = slots[p].lock().unwrap_or_else(|e| e.into_inner()).take();
-            if let Some(part) = part {
-                ctx.run_chunk(part);
+        let raw = Some(RawPart::new(part, ctx));
+        // SAFETY: no thread reads a slot between batches (`Team::run` returns
+        // only once every part has run).
+        unsafe {
+            if *slot.0.get() != raw {
+                *slot.0.get() = raw;
             }
         }
-    });
+        rest = tail;
+    }
+    team.run(plan);
+}
+
+/// The parts of a batch stepped on several threads: one slot per thread,
+/// each on cache lines of its own, holding that thread's part as plain data
+/// (see [`RawPart`]). Kept by the env from batch to batch.
+struct Plan {
+    slots: Box<[Slot]>,
+}
+
+/// One part's slot (aligned as a team's mailbox: no other data on its lines).
+#[repr(align(128))]
+struct Slot(UnsafeCell<Option<RawPart>>);
+
+// SAFETY: a slot is written by the thread that calls `VecEnv::step` between
+// batches only, and read during a batch only, by the one thread that runs
+// its part: the team's protocol orders the write before the read (release
+// and acquire on the worker's mailbox) and the read before the next write.
+unsafe impl Sync for Plan {}
+
+impl Plan {
+    /// Empty slots for a team of `threads`.
+    fn new(threads: usize) -> Plan {
+        Plan {
+            slots: (0..threads).map(|_| Slot(UnsafeCell::new(None))).collect(),
+        }
+    }
+}
+
+impl Job for Plan {
+    fn run(&self, part: usize) {
+        // SAFETY: `parallel_run` set every slot for this batch before the
+        // team runs it (see `Sync for Plan`), from a chunk of the step's
+        // borrowed arrays that no other part overlaps; the borrow lasts until
+        // the team returns.
+        if let Some(raw) = unsafe { *self.slots[part].0.get() } {
+            let (chunk, ctx) = unsafe { raw.get() };
+            ctx.run_chunk(chunk);
+        }
+    }
+}
+
+/// A slice as plain data: its address (with its provenance exposed, so that a
+/// slice rebuilt from it in a later batch is valid for the memory there then)
+/// and length.
+struct RawSlice<T> {
+    addr: usize,
+    len: usize,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for RawSlice<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for RawSlice<T> {}
+
+impl<T> PartialEq for RawSlice<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.addr == other.addr && self.len == other.len
+    }
+}
+
+impl<T> RawSlice<T> {
+    /// `s` as plain data, to write through again.
+    fn of(s: &mut [T]) -> RawSlice<T> {
+        RawSlice {
+            addr: s.as_mut_ptr().expose_provenance(),
+            len: s.len(),
+            _t: PhantomData,
+        }
+    }
+
+    /// `s` as plain data, to read again.
+    fn of_shared(s: &[T]) -> RawSlice<T> {
+        RawSlice {
+            addr: s.as_ptr().expose_provenance(),
+            len: s.len(),
+            _t: PhantomData,
+        }
+    }
+
+    /// The slice again, for writing.
+    ///
+    /// # Safety
+    /// It was made of a `&mut [T]` whose memory is valid and used by nothing
+    /// else for `'a`.
+    unsafe fn get_mut<'a>(self) -> &'a mut [T] {
+        // SAFETY: as the caller promises.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                std::ptr::with_exposed_provenance_mut(self.addr),
+                self.len,
+            )
+        }
+    }
+
+    /// The slice again, for reading.
+    ///
+    /// # Safety
+    /// Its memory is valid and not written for `'a`.
+    unsafe fn get<'a>(self) -> &'a [T] {
+        // SAFETY: as the caller promises.
+        unsafe {
+            std::slice::from_raw_parts(std::ptr::with_exposed_provenance(self.addr), self.len)
+        }
+    }
+}
+
+/// A part of a batch and how to step it (a [`Chunk`] and its [`StepCtx`]) as
+/// plain data: addresses and lengths, which a later batch compares to see
+/// whether its part is the same.
+#[derive(Clone, Copy, PartialEq)]
+struct RawPart {
+    base: usize,
+    descending: bool,
+    states: RawSlice<State>,
+    episodes: RawSlice<u64>,
+    earlier: RawSlice<u32>,
+    pickers: RawSlice<Picker>,
+    masks: RawSlice<u128>,
+    obs: RawSlice<f32>,
+    mask: RawSlice<u8>,
+    seat: RawSlice<i32>,
+    reward: RawSlice<f32>,
+    rewards: RawSlice<f32>,
+    terminated: RawSlice<u8>,
+    truncated: RawSlice<u8>,
+    final_obs: RawSlice<f32>,
+    episode_len: RawSlice<u32>,
+    winner: RawSlice<i32>,
+    legal_ids: RawSlice<u8>,
+    legal_count: RawSlice<u8>,
+    game: usize,
+    config: usize,
+    seed: u64,
+    /// The whole batch's actions, when given.
+    actions: Option<RawSlice<u32>>,
+    write_obs: bool,
+}
+
+impl RawPart {
+    /// `c` stepped under `ctx`, as plain data.
+    fn new(c: Chunk<'_>, ctx: &StepCtx<'_>) -> RawPart {
+        let o = c.out;
+        RawPart {
+            base: c.base,
+            descending: c.descending,
+            states: RawSlice::of(c.states),
+            episodes: RawSlice::of(c.episodes),
+            earlier: RawSlice::of(c.earlier),
+            pickers: RawSlice::of(c.pickers),
+            masks: RawSlice::of(c.masks),
+            obs: RawSlice::of(o.obs),
+            mask: RawSlice::of(o.mask),
+            seat: RawSlice::of(o.seat),
+            reward: RawSlice::of(o.reward),
+            rewards: RawSlice::of(o.rewards),
+            terminated: RawSlice::of(o.terminated),
+            truncated: RawSlice::of(o.truncated),
+            final_obs: RawSlice::of(o.final_obs),
+            episode_len: RawSlice::of(o.episode_len),
+            winner: RawSlice::of(o.winner),
+            legal_ids: RawSlice::of(o.legal_ids),
+            legal_count: RawSlice::of(o.legal_count),
+            game: (ctx.game as *const Game).expose_provenance(),
+            config: (ctx.config as *const EnvConfig).expose_provenance(),
+            seed: ctx.seed,
+            actions: match ctx.actions {
+                Actions::Given(v) => Some(RawSlice::of_shared(v)),
+                Actions::Random => None,
+            },
+            write_obs: ctx.write_obs,
+        }
+    }
+
+    /// The chunk and its context again.
+    ///
+    /// # Safety
+    /// What it was made of is valid for `'a`, the chunk's memory used by
+    /// nothing else, the game, config and actions not written.
+    unsafe fn get<'a>(self) -> (Chunk<'a>, StepCtx<'a>) {
+        // SAFETY: as the caller promises.
+        unsafe {
+            let chunk = Chunk {
+                base: self.base,
+                descending: self.descending,
+                states: self.states.get_mut(),
+                episodes: self.episodes.get_mut(),
+                earlier: self.earlier.get_mut(),
+                pickers: self.pickers.get_mut(),
+                masks: self.masks.get_mut(),
+                out: BatchMut {
+                    obs: self.obs.get_mut(),
+                    mask: self.mask.get_mut(),
+                    seat: self.seat.get_mut(),
+                    reward: self.reward.get_mut(),
+                    rewards: self.rewards.get_mut(),
+                    terminated: self.terminated.get_mut(),
+                    truncated: self.truncated.get_mut(),
+                    final_obs: self.final_obs.get_mut(),
+                    episode_len: self.episode_len.get_mut(),
+                    winner: self.winner.get_mut(),
+                    legal_ids: self.legal_ids.get_mut(),
+                    legal_count: self.legal_count.get_mut(),
+                },
+            };
+            let ctx = StepCtx {
+                game: &*std::ptr::with_exposed_provenance::<Game>(self.game),
+                config: &*std::ptr::with_exposed_provenance::<EnvConfig>(self.config),
+                seed: self.seed,
+                actions: match self.actions {
+                    Some(v) => Actions::Given(v.get()),
+                    None => Actions::Random,
+                },
+                write_obs: self.write_obs,
+            };
+            (chunk, ctx)
+        }
+    }
 }
 
 /// Games a cache line holds of the narrowest per-game array (one byte a

@@ -232,6 +232,55 @@ fn one_and_two_threads_give_identical_trajectories() {
     }
 }
 
+/// A team keeps each thread's part from one step to the next and rewrites it
+/// only when it changed: steps into other buffers (one of them allocated
+/// after another was dropped, so likely at its address), with given or random
+/// actions, with and without observations, and after the env itself moved,
+/// must step exactly the games one thread steps.
+#[test]
+fn threads_follow_the_buffers_actions_and_env_of_every_step() {
+    let (n, rounds) = if cfg!(miri) { (7, 2) } else { (1_100, 12) };
+    let run = |threads| {
+        let env = VecEnv::new(config("attack-2010", 4), n, 3, threads).unwrap();
+        let mut env = Box::new(env);
+        let mut a = Buffers::new(n);
+        let mut b = Buffers::with_legal_ids(n);
+        env.reset(a.batch()).unwrap();
+        let mut trace = Vec::new();
+        let given = |env: &VecEnv, k: usize| -> Vec<u32> {
+            (0..n)
+                .map(|i| {
+                    let legal = env.game().legal_actions(env.state(i));
+                    legal[(k * 7 + i) % legal.len()] as u32
+                })
+                .collect()
+        };
+        for k in 0..rounds {
+            let actions = given(&env, k);
+            env.step(&actions, a.batch()).unwrap();
+            trace.push(a.clone());
+            env.step_random(b.batch(), k % 2 == 0).unwrap();
+            trace.push(b.clone());
+            // A new set of buffers where `b` was, then `b` again.
+            drop(b);
+            let mut c = Buffers::with_legal_ids(n);
+            env.step_random(c.batch(), true).unwrap();
+            trace.push(c.clone());
+            b = c;
+            // The env moves (its parts' slots go with it), and back.
+            let mut moved = vec![*env];
+            let actions = given(&moved[0], k + 1);
+            moved[0].step(&actions, b.batch()).unwrap();
+            trace.push(b.clone());
+            *env = moved.pop().unwrap();
+        }
+        (trace, env.states().to_vec())
+    };
+    let one = run(1);
+    assert!(one == run(2), "1 and 2 threads differ");
+    assert!(one == run(3), "1 and 3 threads differ");
+}
+
 /// `VecEnv::new` deals exactly what `reset` deals: a step before any reset
 /// plays the same games as a step after one.
 #[test]
