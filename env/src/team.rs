@@ -266,8 +266,11 @@ impl Spin {
 
 fn worker(s: &Shared, index: usize) {
     let b = &s.boxes[index - 1];
-    s.started.fetch_add(1, Ordering::Release);
+    // Read before the start is announced: `Team::new` returns (and the
+    // first batch opens) only after it, so the first batch is new to this
+    // worker.
     let mut seen = b.word.load(Ordering::Relaxed) >> STATE_BITS;
+    s.started.fetch_add(1, Ordering::Release);
     loop {
         // Wait for a new batch.
         let mut wait = Spin::new();
