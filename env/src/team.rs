@@ -53,12 +53,6 @@ pub(crate) trait Job: Sync {
     fn run(&self, part: usize);
 }
 
-impl<F: Fn(usize) + Sync> Job for F {
-    fn run(&self, part: usize) {
-        self(part)
-    }
-}
-
 /// The current batch's job, with its lifetime erased (see [`Team::run`] for
 /// why that is sound).
 type JobPtr = *const (dyn Job + 'static);
@@ -194,12 +188,12 @@ impl Team {
         // Pairs with the fence of a worker going to sleep: either it sees this
         // batch open (and does not sleep), or this look sees it asleep.
         fence(Ordering::SeqCst);
+        // Close the batch for a worker that has not joined it, and run its part.
+        let closed = epoch << STATE_BITS | CLOSED;
         for (i, (b, w)) in s.boxes.iter().zip(&self.workers).enumerate() {
             if b.asleep.load(Ordering::Relaxed) {
                 w.thread().unpark();
             }
-            // Close the batch for a worker that has not joined it, and run its part.
-            let closed = epoch << STATE_BITS | CLOSED;
             if b.word
                 .compare_exchange(open, closed, Ordering::Acquire, Ordering::Relaxed)
                 .is_ok()
@@ -360,6 +354,13 @@ mod tests {
     /// that a loaded machine that leaves a worker unscheduled for a while
     /// does not fail the test; a passing run waits only until they join.
     const JOIN_WAIT: Duration = Duration::from_secs(30);
+
+    /// A closure as a job (the env's job is its plan of parts).
+    impl<F: Fn(usize) + Sync> Job for F {
+        fn run(&self, part: usize) {
+            self(part)
+        }
+    }
 
     /// The caller's part waits (up to [`JOIN_WAIT`]) until `count` has
     /// reached `threads`, so that every worker surely joins the batch.

@@ -457,10 +457,8 @@ pub struct VecEnv {
     /// write so that `step` checks actions and `step_random` picks them
     /// without recomputing it.
     masks: AlignedVec<u128>,
-    /// The worker team when stepping on more than one thread.
-    team: Option<Team>,
-    /// The parts of a batch on the team's threads.
-    plan: Plan,
+    /// The worker team and its parts' slots, when stepping on more than one thread.
+    team: Option<(Team, Plan)>,
 }
 
 impl std::fmt::Debug for VecEnv {
@@ -515,14 +513,13 @@ impl VecEnv {
         // More threads than games would only wait: at most one per game
         // (results do not depend on the thread count).
         let threads = threads.clamp(1, num_envs);
-        let team =
-            if threads > 1 {
-                Some(Team::new(threads).map_err(|e| {
-                    ConfigError::Env(format!("cannot start {threads} threads: {e}"))
-                })?)
-            } else {
-                None
-            };
+        let team = if threads > 1 {
+            let team = Team::new(threads)
+                .map_err(|e| ConfigError::Env(format!("cannot start {threads} threads: {e}")))?;
+            Some((team, Plan::new(threads)))
+        } else {
+            None
+        };
         // The largest allocation (512 bytes a game): refused with an error,
         // not an abort, when memory runs out.
         let mut states: Vec<State> = Vec::new();
@@ -551,7 +548,6 @@ impl VecEnv {
             earlier: padded(num_envs, 0),
             pickers,
             masks,
-            plan: Plan::new(team.as_ref().map_or(0, Team::threads)),
             team,
         })
     }
@@ -563,7 +559,7 @@ impl VecEnv {
 
     /// Threads used.
     pub fn threads(&self) -> usize {
-        self.team.as_ref().map_or(1, Team::threads)
+        self.team.as_ref().map_or(1, |(team, _)| team.threads())
     }
 
     /// The compiled game.
@@ -686,7 +682,7 @@ impl VecEnv {
             write_obs,
         };
         match &mut self.team {
-            Some(team) => parallel_run(team, &self.plan, &ctx, chunk),
+            Some((team, plan)) => parallel_run(team, plan, &ctx, chunk),
             None => ctx.run_chunk(chunk),
         }
     }
@@ -799,8 +795,7 @@ impl<'a> Chunk<'a> {
 /// nanoseconds (`docs/performance.md`, session 48).
 fn parallel_run(team: &mut Team, plan: &Plan, ctx: &StepCtx<'_>, chunk: Chunk<'_>) {
     let n = chunk.states.len();
-    let parts = team.threads();
-    debug_assert_eq!(plan.slots.len(), parts);
+    let parts = plan.slots.len();
     let mut rest = chunk;
     for (p, slot) in plan.slots.iter().enumerate() {
         let size = part_start(n, parts, p + 1) - part_start(n, parts, p);
