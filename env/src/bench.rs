@@ -32,6 +32,10 @@ pub struct BenchReport {
     pub steps_per_sec: f64,
     /// Steps per second per thread.
     pub steps_per_sec_per_thread: f64,
+    /// Steps per second of the median round of 16 batches (see
+    /// [`Measured::steady_steps_per_sec`]): the rate between the host's
+    /// interruptions. `steps_per_sec` is the wall-clock rate.
+    pub steady_steps_per_sec: f64,
     /// `size_of::<State>()` in bytes.
     pub state_bytes: usize,
     /// Built-in opponents of a single-agent env (`uno-attack bench
@@ -59,13 +63,79 @@ pub struct Measured {
     pub seconds: f64,
     /// `stop` ended the measurement before `seconds` were up.
     pub stopped_early: bool,
+    /// Steps per second of the median timed round (16 batches). A round the
+    /// host slowed (a timer tick, a paused vCPU, a busy neighbour on the same
+    /// core) lowers the wall-clock rate but not this one, so the gap between
+    /// the two is the time the machine took away; on several threads every
+    /// batch waits for the slowest thread, so it is larger there.
+    pub steady_steps_per_sec: f64,
+}
+
+/// Durations of the timed rounds, kept as a uniform sample in a buffer
+/// allocated before the timing starts: once it is full, every other kept
+/// round is dropped and from then on only every other new one is kept (and
+/// so on), so the timing loop never allocates, however many rounds it runs.
+struct RoundTimes {
+    /// Kept durations, in nanoseconds.
+    kept: Vec<u32>,
+    /// One round in `stride` is kept.
+    stride: u64,
+    /// Rounds seen.
+    seen: u64,
+}
+
+impl RoundTimes {
+    /// Room for `capacity` rounds (at least 2).
+    fn new(capacity: usize) -> RoundTimes {
+        RoundTimes {
+            kept: Vec::with_capacity(capacity.max(2)),
+            stride: 1,
+            seen: 0,
+        }
+    }
+
+    /// Records one round that took `d`.
+    fn push(&mut self, d: Duration) {
+        let n = self.seen;
+        self.seen += 1;
+        if !n.is_multiple_of(self.stride) {
+            return;
+        }
+        if self.kept.len() == self.kept.capacity() {
+            // Keep rounds 0, 2, 4, … of those kept: one in `2 × stride` of all.
+            let mut j = 0;
+            for i in (0..self.kept.len()).step_by(2) {
+                self.kept[j] = self.kept[i];
+                j += 1;
+            }
+            self.kept.truncate(j);
+            self.stride *= 2;
+            if !n.is_multiple_of(self.stride) {
+                return;
+            }
+        }
+        self.kept.push(d.as_nanos().min(u32::MAX as u128) as u32);
+    }
+
+    /// The median kept duration in seconds (the upper one of an even count),
+    /// or `None` when no round was recorded.
+    fn median_seconds(&mut self) -> Option<f64> {
+        if self.kept.is_empty() {
+            return None;
+        }
+        let mid = self.kept.len() / 2;
+        let (_, m, _) = self.kept.select_nth_unstable(mid);
+        Some(*m as f64 / 1e9)
+    }
 }
 
 /// Calls `step` (one batched step of `envs` games of `env` writing into
 /// `buf`) 20 times to warm up, then for about `seconds`, counting steps and
 /// finished episodes; raising `stop` (a Ctrl-C handler) ends it sooner, after
 /// at least one round of 16 batches, so the rate is always over some steps.
-/// The timing loop of every environment benchmark.
+/// The timing loop of every environment benchmark. Besides the wall-clock
+/// figures it reports the rate of the median round
+/// ([`Measured::steady_steps_per_sec`]).
 ///
 /// Episodes are counted by `finished` (the environment's running total of
 /// finished episodes), read before and after the timed steps, when the
@@ -88,17 +158,27 @@ pub fn measure<T, E>(
         step(env, buf)?;
     }
     let budget = Duration::from_secs_f64(seconds.max(0.01));
+    let mut rounds = RoundTimes::new(1 << 14);
     let before = finished.map(|f| f(env));
     let start = Instant::now();
     let mut steps = 0u64;
     let mut episodes = 0u64;
     let mut stopped_early = false;
-    while start.elapsed() < budget {
+    let mut last = Duration::ZERO;
+    loop {
+        let now = start.elapsed();
+        if steps > 0 {
+            rounds.push(now - last);
+        }
+        last = now;
+        if now >= budget {
+            break;
+        }
         if steps > 0 && stop.load(Ordering::Relaxed) {
             stopped_early = true;
             break;
         }
-        for _ in 0..16 {
+        for _ in 0..ROUND {
             step(env, buf)?;
             steps += envs as u64;
             if finished.is_none() {
@@ -108,17 +188,27 @@ pub fn measure<T, E>(
             }
         }
     }
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = last.as_secs_f64();
     if let (Some(f), Some(before)) = (finished, before) {
         episodes = f(env) - before;
     }
+    let wall = steps as f64 / seconds;
+    let steady = rounds
+        .median_seconds()
+        .filter(|&t| t > 0.0)
+        .map_or(wall, |t| (ROUND * envs) as f64 / t);
     Ok(Measured {
         steps,
         episodes,
         seconds,
         stopped_early,
+        steady_steps_per_sec: steady,
     })
 }
+
+/// Batches in one timed round of [`measure`]: the clock and the stop flag
+/// are read once a round.
+const ROUND: usize = 16;
 
 /// How many flags of `v` are set (each 0 or 1).
 fn ones(v: &[u8]) -> u64 {
@@ -176,10 +266,84 @@ impl BenchReport {
             seconds: m.seconds,
             steps_per_sec: rate,
             steps_per_sec_per_thread: rate / threads.max(1) as f64,
+            steady_steps_per_sec: m.steady_steps_per_sec,
             state_bytes: std::mem::size_of::<State>(),
             opponents: None,
             rules_changed: Vec::new(),
             stopped_early: m.stopped_early,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_times_give_the_median_round() {
+        let mut r = RoundTimes::new(16);
+        assert_eq!(r.median_seconds(), None);
+        for us in [30, 10, 20, 1_000_000, 25] {
+            r.push(Duration::from_micros(us));
+        }
+        // Sorted: 10, 20, 25, 30, 1 s: one long stall does not move the median.
+        assert_eq!(r.median_seconds(), Some(25e-6));
+    }
+
+    #[test]
+    fn round_times_keep_a_uniform_sample_without_growing() {
+        let mut r = RoundTimes::new(8);
+        let cap = r.kept.capacity();
+        // Round k takes k µs: the kept rounds show which were kept.
+        for k in 0..100u64 {
+            r.push(Duration::from_micros(k));
+            assert!(r.kept.len() <= cap, "the buffer never grows");
+        }
+        assert_eq!(r.kept.capacity(), cap);
+        assert_eq!(r.seen, 100);
+        // Every `stride`-th round from the first, no gaps and no others.
+        let kept: Vec<u64> = r.kept.iter().map(|&ns| ns as u64 / 1000).collect();
+        let want: Vec<u64> = (0..100).step_by(r.stride as usize).collect();
+        assert_eq!(kept, want);
+        assert!(r.stride > 1, "100 rounds in room for {cap} were thinned");
+        // The sample's median is the median of all rounds, to within a stride.
+        let m = r.median_seconds().unwrap() * 1e6;
+        assert!((m - 50.0).abs() <= r.stride as f64, "{m}");
+    }
+
+    #[test]
+    fn measure_reports_a_steady_rate_of_its_rounds() {
+        let stop = AtomicBool::new(false);
+        let mut buf = Buffers::new(0);
+        let mut calls = 0u64;
+        // 20 warm-up batches, then rounds of 16: the third timed round
+        // stalls for 40 ms, past the 20 ms budget, so it is the last.
+        let stall = 20 + 2 * ROUND as u64 + 5;
+        let m = measure(
+            &mut calls,
+            4,
+            0.02,
+            &mut buf,
+            &stop,
+            |c, _| {
+                *c += 1;
+                if *c == stall {
+                    std::thread::sleep(Duration::from_millis(40));
+                }
+                Ok::<(), ()>(())
+            },
+            Some(|c: &u64| *c - 20),
+        )
+        .unwrap();
+        assert_eq!(m.steps, 3 * 4 * ROUND as u64, "three whole rounds");
+        assert!(m.seconds >= 0.04);
+        let wall = m.steps as f64 / m.seconds;
+        // The median round is a fast one: the stall lowers the wall-clock
+        // rate, not the steady one.
+        assert!(
+            m.steady_steps_per_sec > 10.0 * wall,
+            "steady {} vs wall {wall}",
+            m.steady_steps_per_sec
+        );
     }
 }

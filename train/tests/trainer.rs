@@ -569,6 +569,8 @@ fn cli_bench_measures_the_single_agent_env() {
         assert_eq!(r["threads"], 2, "{r}");
         assert!(r["steps"].as_u64().unwrap() >= 64 * 16, "{r}");
         assert!(r["episodes"].as_u64().unwrap() > 0, "{r}");
+        // The median round's rate, beside the wall-clock one.
+        assert!(r["steady_steps_per_sec"].as_f64().unwrap() > 0.0, "{r}");
     }
 }
 
@@ -1746,6 +1748,7 @@ fn cli_arena_simulate_and_bench_stopped_by_a_signal_report_what_they_did() {
     assert!(r[0]["steps_per_sec"].as_f64().unwrap() > 0.0, "{stdout}");
     let (stdout, _) = signalled(&["bench", "--seconds", "3600", "--no-obs"], libc::SIGTERM);
     assert!(stdout.contains("(stopped early: "), "{stdout}");
+    assert!(stdout.contains("; median round "), "{stdout}");
     assert!(stdout.contains("of 3600 s)"), "{stdout}");
 }
 

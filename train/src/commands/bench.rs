@@ -84,7 +84,7 @@ pub fn run(mut a: Args) -> CmdResult {
             .unwrap_or_default();
         if !a.json {
             println!(
-                "{}{} · {}p · {} envs · {} thread(s) · {}: {:.2}M steps/s ({:.2}M per thread), {} episodes, state {} bytes{}",
+                "{}{} · {}p · {} envs · {} thread(s) · {}: {:.2}M steps/s ({:.2}M per thread; median round {:.2}M), {} episodes, state {} bytes{}",
                 r.rules,
                 if r.rules_changed.is_empty() {
                     String::new()
@@ -102,6 +102,7 @@ pub fn run(mut a: Args) -> CmdResult {
                 },
                 r.steps_per_sec / 1e6,
                 r.steps_per_sec_per_thread / 1e6,
+                r.steady_steps_per_sec / 1e6,
                 r.episodes,
                 r.state_bytes,
                 if r.stopped_early {
