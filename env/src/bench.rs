@@ -101,20 +101,16 @@ impl RoundTimes {
         if !n.is_multiple_of(self.stride) {
             return;
         }
+        self.kept.push(d.as_nanos().min(u32::MAX as u128) as u32);
         if self.kept.len() == self.kept.capacity() {
             // Keep rounds 0, 2, 4, … of those kept: one in `2 × stride` of all.
-            let mut j = 0;
-            for i in (0..self.kept.len()).step_by(2) {
-                self.kept[j] = self.kept[i];
-                j += 1;
-            }
-            self.kept.truncate(j);
+            let mut i = 0;
+            self.kept.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
             self.stride *= 2;
-            if !n.is_multiple_of(self.stride) {
-                return;
-            }
         }
-        self.kept.push(d.as_nanos().min(u32::MAX as u128) as u32);
     }
 
     /// The median kept duration in seconds (the upper one of an even count),
