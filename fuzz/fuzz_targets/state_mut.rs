@@ -5,7 +5,7 @@
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use serde::{Deserialize, Serialize};
-use uno_env::{Game, State};
+use uno_env::{Game, Phase, State};
 mod common;
 mod rulesvar;
 
@@ -67,19 +67,6 @@ struct Input {
     muts: Vec<(u8, u8, u32)>,
 }
 
-const PHASES: [&str; 10] = [
-    "play",
-    "choose-colour",
-    "choose-target",
-    "after-draw",
-    "stack",
-    "challenge",
-    "uno-call",
-    "bonus-play",
-    "round-over",
-    "match-over",
-];
-
 fn small(v: u32) -> u8 {
     if v & 0x100 != 0 { 255 } else { (v % 12) as u8 }
 }
@@ -114,7 +101,7 @@ fuzz_target!(|inp: Input| {
             3 => m.top = (v as usize % deck) as u8,
             4 => m.colour = (v % 6) as u8,
             5 => m.current = (v % 11) as u8,
-            6 => m.phase = PHASES[v as usize % 10].into(),
+            6 => m.phase = Phase::ALL[v as usize % Phase::ALL.len()].name().into(),
             7 => m.stack = v as u8,
             8 => {
                 let x = small(v);
