@@ -4,15 +4,16 @@
 //! beside a benchmark's figures (`docs/performance.md`, session 50):
 //!
 //! - **clock**: the core's effective clock, from a chain of dependent
-//!   register additions (one a cycle on every x86-64 core), best of three
+//!   register additions (one a cycle on current x86-64 cores), best of three
 //!   0.1 s runs; x86-64 only;
 //! - **gaps**: every thread spins reading the clock for `seconds` (default
 //!   2) at once and counts the gaps of more than 1 µs between two readings:
 //!   the guest's timer ticks, the host's interruptions and preemptions. It
 //!   prints the gaps a second, the share of time they took and their sizes.
 //!   A two-thread batch waits for the later thread, so a gap on either CPU
-//!   stalls it: the two-thread bench loses about the sum of the shares, the
-//!   one-thread bench one share.
+//!   stalls it: the two-thread bench loses at least about the sum of the
+//!   shares, the one-thread bench one share. Spells in which the host runs
+//!   a CPU slower without stopping it are not gaps, and are not counted.
 use std::time::{Duration, Instant};
 
 /// Upper bounds of the size classes, in µs (the last class is open).
