@@ -119,7 +119,7 @@ fn main() {
             .map(|h| h.join().expect("spinning thread"))
             .collect()
     });
-    let mut labels: Vec<String> = vec![format!("<{} µs", BOUNDS[0])];
+    let mut labels: Vec<String> = vec![format!("1–{} µs", BOUNDS[0])];
     labels.extend(BOUNDS.windows(2).map(|w| format!("{}–{} µs", w[0], w[1])));
     labels.push(format!(">{} µs", BOUNDS[BOUNDS.len() - 1]));
     for (i, (ghz, g)) in all.iter().enumerate() {
