@@ -8,6 +8,17 @@ from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 from uno_attack import pettingzoo as uno_pz  # noqa: E402
 
+# PettingZoo's `api_test` warns about every observation that is a dict of
+# "observation" and "action_mask", the action-masking convention its own
+# classic games (connect_four, texas_holdem, ...) follow too; the test still
+# checks such an env in full. Only these two warnings are silenced.
+pytestmark = [
+    pytest.mark.filterwarnings(
+        "ignore:Observation space for each agent probably should be:UserWarning"
+    ),
+    pytest.mark.filterwarnings("ignore:Observation is not a NumPy array:UserWarning"),
+]
+
 
 @pytest.mark.parametrize("kwargs", [
     {},
