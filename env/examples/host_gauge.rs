@@ -16,13 +16,14 @@
 //!   a CPU slower without stopping it are not gaps, and are not counted.
 use std::time::{Duration, Instant};
 
-/// Upper bounds of the size classes, in µs (the last class is open).
-const BOUNDS: [f64; 6] = [2.0, 5.0, 10.0, 20.0, 50.0, 100.0];
+/// Edges of the gap size classes, in µs: gaps longer than the first edge
+/// are counted, and the class above the last edge is open.
+const EDGES: [f64; 7] = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0];
 
 /// Gaps seen by one thread.
 struct Gaps {
-    /// Gaps per size class (`BOUNDS`, then larger).
-    count: [u64; BOUNDS.len() + 1],
+    /// Gaps per size class (between neighbouring `EDGES`, then above the last).
+    count: [u64; EDGES.len()],
     /// Their total length.
     total: Duration,
     /// How long the thread spun.
@@ -63,10 +64,11 @@ fn clock_ghz() -> Option<f64> {
     None
 }
 
-/// Spins for `len`, counting the gaps of more than 1 µs between clock readings.
+/// Spins for `len`, counting the gaps of more than `EDGES[0]` µs between clock readings.
 fn spin(len: Duration) -> Gaps {
+    let min_gap = Duration::from_secs_f64(EDGES[0] * 1e-6);
     let mut g = Gaps {
-        count: [0; BOUNDS.len() + 1],
+        count: [0; EDGES.len()],
         total: Duration::ZERO,
         spun: Duration::ZERO,
     };
@@ -76,9 +78,12 @@ fn spin(len: Duration) -> Gaps {
         let now = Instant::now();
         let d = now - prev;
         prev = now;
-        if d > Duration::from_micros(1) {
+        if d > min_gap {
             let us = d.as_secs_f64() * 1e6;
-            let class = BOUNDS.iter().position(|&b| us < b).unwrap_or(BOUNDS.len());
+            let class = EDGES[1..]
+                .iter()
+                .position(|&b| us < b)
+                .unwrap_or(EDGES.len() - 1);
             g.count[class] += 1;
             g.total += d;
         }
@@ -119,9 +124,11 @@ fn main() {
             .map(|h| h.join().expect("spinning thread"))
             .collect()
     });
-    let mut labels: Vec<String> = vec![format!("1–{} µs", BOUNDS[0])];
-    labels.extend(BOUNDS.windows(2).map(|w| format!("{}–{} µs", w[0], w[1])));
-    labels.push(format!(">{} µs", BOUNDS[BOUNDS.len() - 1]));
+    let mut labels: Vec<String> = EDGES
+        .windows(2)
+        .map(|w| format!("{}–{} µs", w[0], w[1]))
+        .collect();
+    labels.push(format!(">{} µs", EDGES[EDGES.len() - 1]));
     for (i, (ghz, g)) in all.iter().enumerate() {
         let secs = g.spun.as_secs_f64();
         let n: u64 = g.count.iter().sum();
