@@ -212,8 +212,11 @@ def test_a_match_truncated_after_an_elimination_stays_zero_sum():
     assert found > 0
 
 
-def test_step_and_last_after_the_episode_are_runtime_errors():
-    e = uno_pz.raw_env(rules="classic", players=2)
+@pytest.mark.parametrize("make", [uno_pz.raw_env, uno_pz.env])
+def test_step_and_last_after_the_episode_are_runtime_errors(make):
+    # Through env() too: PettingZoo's OrderEnforcingWrapper would only warn on
+    # step() and fail on last() with a KeyError.
+    e = make(rules="classic", players=2)
     e.reset(seed=0)
     for agent in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
@@ -221,6 +224,25 @@ def test_step_and_last_after_the_episode_are_runtime_errors():
     for call in (lambda: e.step(0), e.last):
         with pytest.raises(RuntimeError, match="after the episode is over: call reset"):
             call()
+    # A new episode plays again.
+    e.reset(seed=1)
+    assert e.last()[2:4] == (False, False)
+
+
+def test_env_after_an_illegal_move_steps_every_agent_out_then_refuses():
+    e = uno_pz.env(rules="classic", players=2)
+    e.reset(seed=0)
+    offender = e.agent_selection
+    e.step(int(np.flatnonzero(e.observe(offender)["action_mask"] == 0)[0]))
+    seen = []
+    for agent in e.agent_iter():
+        _, reward, term, trunc, _ = e.last()
+        assert term or trunc
+        seen.append((agent, reward))
+        e.step(None)
+    assert sorted(seen) == sorted([(offender, -1.0), (next(a for a in e.possible_agents if a != offender), 0.0)])
+    with pytest.raises(RuntimeError, match="last\\(\\) after the episode is over"):
+        e.last()
 
 
 def test_the_illegal_move_penalty_follows_the_reward_mode():

@@ -53,8 +53,25 @@ def env(illegal_reward: Optional[float] = None, **kwargs: Any) -> AECEnv:
     penalty = illegal_penalty(e.game, e.reward_mode, illegal_reward)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=penalty)
     e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    return _OrderEnforcing(e)
+
+
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper``, except that ``step()`` and ``last()``
+    after the episode raise ``RuntimeError``, as on :class:`raw_env` (PettingZoo's
+    own only warns on ``step()``, and ``last()`` fails with a ``KeyError``)."""
+
+    def _require_agents(self, call: str) -> None:
+        if self._has_reset and not self.agents:
+            raise RuntimeError(f"{call} after the episode is over: call reset()")
+
+    def step(self, action: Any) -> None:
+        self._require_agents("step()")
+        super().step(action)
+
+    def last(self, observe: bool = True):
+        self._require_agents("last()")
+        return super().last(observe)
 
 
 class raw_env(AECEnv):
