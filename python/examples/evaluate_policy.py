@@ -89,12 +89,11 @@ def main(argv=None):
         ap.error(f"--weights must be finite numbers above 0, got {args.weights!r}")
     try:
         policies = [ua.Policy(p) for p in paths]
-        for path, policy in zip(paths, policies):
-            meta = policy.meta
-            tables = [(t["rules"], t["players"]) for t in meta.get("tables", [])] or [(meta["rules"], meta["players"])]
-            if (args.rules, args.players) not in tables:
-                trained = ", ".join(f"{r} at {n} players" for r, n in tables)
-                print(f"note: {path} was trained for {trained}", file=sys.stderr)
+        # As `uno-attack arena` does: other rules are refused (a ValueError), another
+        # table size or other settings of the same rules only noted.
+        for policy in policies:
+            for note in policy.check_table(args.rules, args.players):
+                print(note, file=sys.stderr)
         start = time.perf_counter()
         n, wins, truncated = evaluate(
             policies, weights, args.rules, args.players, args.opponent, args.games, args.envs, args.seed, args.threads

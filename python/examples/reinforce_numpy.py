@@ -186,7 +186,8 @@ def parse_args(argv=None):
                     help="rounds per evaluation (default 2000)")
     ap.add_argument("--quiet", action="store_true", help="no per-update lines")
     ap.add_argument("--save", metavar="DIR",
-                    help="write the trained policy as a checkpoint directory (checkpoint:DIR)")
+                    help="write the trained policy as a checkpoint directory (checkpoint:DIR); "
+                         "a new or empty one")
     args = ap.parse_args(argv)
     for name in ("lr", "entropy"):
         if not math.isfinite(getattr(args, name)) or getattr(args, name) < 0:
@@ -198,6 +199,12 @@ def parse_args(argv=None):
             ap.error(f"--{name.replace('_', '-')} must be at least 1")
     if not 0 <= args.seed < 2**62:
         ap.error("--seed must be in 0 .. 2**62 - 1")
+    if args.save and os.path.exists(args.save):
+        # Refused before training, not after it (Policy.save refuses it too).
+        if not os.path.isdir(args.save):
+            ap.error(f"--save {args.save}: a file is in the way of the checkpoint directory")
+        if os.listdir(args.save):
+            ap.error(f"--save {args.save}: the directory already holds files; give a new one")
     try:  # bad rules, table size or agent spec: a usage error, not a traceback
         make_env(args, 1)
     except ValueError as e:

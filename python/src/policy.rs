@@ -5,10 +5,13 @@
 //! saves as a checkpoint for the arena, `play` and the `checkpoint:` agent.
 
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::PyFileExistsError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use std::path::PathBuf;
-use uno_agents::neural::{CheckpointMeta, NamedParam, NeuralPolicy, save_checkpoint};
+use std::path::{Path, PathBuf};
+use uno_agents::neural::{
+    CheckpointMeta, NamedParam, NeuralPolicy, check_meta_compatible, save_checkpoint,
+};
 use uno_env::Game;
 use uno_env::{NUM_ACTIONS, OBS_SIZE, OBS_VERSION};
 
@@ -275,14 +278,45 @@ impl PyPolicy {
         })
     }
 
+    /// Checks that this network was trained for the table `rules` / `players` (as `Game`
+    /// takes them), as `uno-attack arena` and `checkpoint:` agents do: `ValueError` when
+    /// not (other rules, or other cards under the same name), else the notes, one line
+    /// each (another table size, other settings of the same rules; empty when none).
+    #[pyo3(signature = (rules = None, players = None))]
+    fn check_table(
+        &self,
+        rules: Option<&Bound<'_, PyAny>>,
+        players: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<String>> {
+        let (rules, players) = table_from_py(rules, players)?;
+        let game = Game::new(rules, players).map_err(value_error)?;
+        let shown = match &self.path {
+            Some(p) => p.display().to_string(),
+            None => "(from parameters)".to_string(),
+        };
+        let notes = check_meta_compatible(&self.meta, &shown, &game).map_err(value_error)?;
+        Ok(notes.map_or_else(Vec::new, |n| n.lines().map(str::to_string).collect()))
+    }
+
     /// Writes this network as a checkpoint directory `path` (`model.bpk` and `meta.json`,
     /// each written atomically; the directory is created if needed), which
     /// `Policy(path)`, `checkpoint:path` agents and `uno-attack arena` / `play` load.
     /// The metadata is the loaded checkpoint's; after `with_parameters` its evaluation
     /// results are dropped and `trained_with` says where the weights came from (with
-    /// `note`, a free-form description such as how they were trained).
-    #[pyo3(signature = (path, note = None))]
-    fn save(&self, py: Python<'_>, path: PathBuf, note: Option<String>) -> PyResult<()> {
+    /// `note`, a free-form description such as how they were trained). A directory
+    /// that already holds files (a checkpoint, a training run) is refused with
+    /// `FileExistsError` unless `overwrite=True`; nothing is written then.
+    #[pyo3(signature = (path, note = None, overwrite = false))]
+    fn save(
+        &self,
+        py: Python<'_>,
+        path: PathBuf,
+        note: Option<String>,
+        overwrite: bool,
+    ) -> PyResult<()> {
+        if !overwrite {
+            refuse_a_directory_in_use(&path)?;
+        }
         let mut meta = self.meta.clone();
         if self.edited || note.is_some() {
             let before = std::mem::take(&mut meta.trained_with);
@@ -317,6 +351,33 @@ impl PyPolicy {
             self.meta.players
         )
     }
+}
+
+/// `FileExistsError` when `path` is a directory that holds anything, naming a
+/// few of its entries (so that `save` does not replace a checkpoint unasked).
+fn refuse_a_directory_in_use(path: &Path) -> PyResult<()> {
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return Ok(()); // missing (created by the save) or not a directory (its error)
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    if names.is_empty() {
+        return Ok(());
+    }
+    names.sort();
+    let more = names.len().saturating_sub(3);
+    names.truncate(3);
+    let mut held = names.join(", ");
+    if more > 0 {
+        held.push_str(&format!(" and {more} more"));
+    }
+    Err(PyFileExistsError::new_err(format!(
+        "checkpoint {}: the directory already holds {held}; pass overwrite=True to \
+         write the checkpoint there anyway (its model.bpk and meta.json are replaced)",
+        path.display()
+    )))
 }
 
 /// One parameter from Python: `obj` as float32 values with its shape.

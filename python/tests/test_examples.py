@@ -103,9 +103,17 @@ def test_evaluate_policy_measures_a_checkpoint_reproducibly():
     # An ensemble of one network with itself plays as that network.
     twice = run_evaluate("--checkpoints", f"{CLASSIC},{CLASSIC}", "--weights", "0.3,0.7", *quick)
     assert json.loads(twice.stdout) == r
-    # Another table than the network's gets a note, and still runs.
-    other = run_evaluate("--checkpoints", CLASSIC, "--players", "3", "--games", "10", "--json")
-    assert other.returncode == 0 and "was trained for classic at 2 players" in other.stderr
+    # Another table size than the network's gets a note, and still runs.
+    other = run_evaluate("--checkpoints", CLASSIC, "--rules", "classic", "--players", "3", "--games", "10",
+                         "--json")
+    assert other.returncode == 0, other.stderr
+    assert "was trained with 2 players, playing with 3" in other.stderr
+    # Other rules are refused, as `uno-attack arena` refuses them (the default rules
+    # are attack-2010).
+    wrong = run_evaluate("--checkpoints", CLASSIC, "--players", "2", "--games", "10")
+    assert wrong.returncode == 2 and "Traceback" not in wrong.stderr, wrong.stderr
+    assert "was trained for rules `classic`, not `attack-2010`" in wrong.stderr
+    assert wrong.stdout == ""
 
 
 def test_evaluate_policy_bad_flags_are_usage_errors():
@@ -118,6 +126,20 @@ def test_evaluate_policy_bad_flags_are_usage_errors():
         out = run_evaluate(*argv)
         assert out.returncode == 2, (argv, out.stderr)
         assert "error:" in out.stderr and "Traceback" not in out.stderr, (argv, out.stderr)
+
+
+def test_save_into_a_directory_in_use_is_refused_before_training(tmp_path):
+    used = tmp_path / "used"
+    used.mkdir()
+    (used / "notes.txt").write_text("keep me")
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    for target, says in ((used, "already holds files"), (blocker, "a file is in the way")):
+        run = run_cli(*QUICK, "--save", str(target))
+        assert run.returncode == 2 and says in run.stderr, run.stderr
+        assert "update" not in run.stdout, run.stdout  # refused before any training
+    assert sorted(p.name for p in used.iterdir()) == ["notes.txt"]
+    assert blocker.read_text() == "x"
 
 
 def test_save_writes_a_checkpoint_the_rust_side_plays(tmp_path):

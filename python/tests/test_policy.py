@@ -180,6 +180,33 @@ def test_weights_from_elsewhere_become_a_checkpoint(tmp_path):
     # Saving an unedited policy keeps its metadata.
     p.save(tmp_path / "copy")
     assert ua.Policy(tmp_path / "copy").meta == p.meta
+    # An empty directory is fine.
+    (tmp_path / "empty").mkdir()
+    p.save(tmp_path / "empty")
+    assert ua.Policy(tmp_path / "empty").meta == p.meta
+
+
+def test_save_refuses_a_directory_in_use_unless_told_to_overwrite(tmp_path):
+    p = ua.Policy(CKPT)
+    q = p.with_parameters({**p.parameters(), "value.bias": np.array([3.0], dtype=np.float32)})
+    out = tmp_path / "ckpt"
+    p.save(out)
+    before = {f.name: f.read_bytes() for f in out.iterdir()}
+    # Over a checkpoint (here, p's copy): refused, nothing written.
+    with pytest.raises(FileExistsError, match=r"already holds meta.json, model.bpk; pass overwrite=True"):
+        q.save(out)
+    assert {f.name: f.read_bytes() for f in out.iterdir()} == before
+    # Any other directory with files in it: refused too, naming a few of them.
+    other = tmp_path / "notes"
+    other.mkdir()
+    for i in range(5):
+        (other / f"n{i}.txt").write_text("keep")
+    with pytest.raises(FileExistsError, match=r"holds n0.txt, n1.txt, n2.txt and 2 more"):
+        q.save(other)
+    assert sorted(f.name for f in other.iterdir()) == [f"n{i}.txt" for i in range(5)]
+    # overwrite=True replaces the checkpoint there.
+    q.save(out, overwrite=True)
+    assert ua.Policy(out).parameters()["value.bias"][0] == 3.0
 
 
 def test_bad_weights_are_a_clear_error(tmp_path):
@@ -261,3 +288,27 @@ def test_a_network_from_weights_alone(tmp_path):
         ua.Policy.from_parameters(params, rules="classic", players=11)
     with pytest.raises(ValueError, match="parameter tensors"):
         ua.Policy.from_parameters({**params, "bogus": np.zeros(3)}, rules="classic", players=2)
+
+
+def test_check_table_refuses_other_rules_and_notes_another_table_size(tmp_path):
+    p = ua.Policy(CKPT)
+    assert p.check_table("attack-2010", 4) == []
+    assert p.check_table(ua.Game("attack-2010", players=4)) == []
+    (note,) = p.check_table("attack-2010", 2)
+    assert note == f"note: checkpoint {CKPT} was trained with 4 players, playing with 2"
+    with pytest.raises(ValueError, match=rf"checkpoint {CKPT} was trained for rules `attack-2010`, not `classic`"):
+        p.check_table("classic", 4)
+    # The same cards under another name play, with a note; other cards under the name do not.
+    renamed = {"preset": "attack-2010", "name": "mine"}
+    (note,) = p.check_table(renamed, 4)
+    assert "was trained on `attack-2010`, the same rules as `mine`" in note
+    with pytest.raises(ValueError, match="other cards"):
+        p.check_table({"preset": "attack-2010", "deck": {"wild": 8}}, 4)
+    # A network from weights alone is checked against the table it records.
+    q = ua.Policy.from_parameters(p.parameters(), rules="classic", players=2)
+    assert q.check_table("classic", 2) == []
+    with pytest.raises(ValueError, match=r"checkpoint \(from parameters\) was trained for rules `classic`"):
+        q.check_table("flash", 2)
+    # Bad tables are the Game's errors.
+    with pytest.raises(ValueError, match="players"):
+        p.check_table("attack-2010", 11)

@@ -209,10 +209,22 @@ class Policy:
     ) -> "Policy":
         """A ``Policy`` from weights alone (any MLP in the layout of ``parameters()``)
         for the table ``rules`` / ``players``."""
+    def check_table(
+        self,
+        rules: Any = None,
+        players: Optional[int] = None,
+    ) -> List[str]:
+        """Checks that the network was trained for these rules (``ValueError`` if not,
+        as ``arena`` refuses it); returns notes such as another table size."""
     def save(
-        self, path: Union[str, "os.PathLike[str]"], note: Optional[str] = None
+        self,
+        path: Union[str, "os.PathLike[str]"],
+        note: Optional[str] = None,
+        overwrite: bool = False,
     ) -> None:
-        """Writes the network as a checkpoint directory (``model.bpk``, ``meta.json``)."""
+        """Writes the network as a checkpoint directory (``model.bpk``, ``meta.json``);
+        a directory that already holds files is a ``FileExistsError`` unless
+        ``overwrite=True``."""
 
 StepResult = Tuple[
     npt.NDArray[np.float32],  # obs [n, OBS_SIZE]

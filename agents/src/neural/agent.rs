@@ -285,6 +285,17 @@ pub fn naming_checkpoint(dir: &Path, e: &dyn std::fmt::Display) -> String {
 pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, NeuralError> {
     let (dir, _) = split_sample(dir);
     let meta = read_meta(&dir)?;
+    check_meta_compatible(&meta, &dir.display().to_string(), game)
+}
+
+/// [`check_compatible`] on metadata already read (a network held in memory,
+/// such as Python's `Policy`); `shown` names it in the messages ("checkpoint
+/// {shown} was trained …").
+pub fn check_meta_compatible(
+    meta: &CheckpointMeta,
+    shown: &str,
+    game: &Game,
+) -> Result<Option<String>, NeuralError> {
     meta.check_loadable(EXPECTED)?;
     let name = &game.rules().name;
     let mut notes = Vec::new();
@@ -301,8 +312,7 @@ pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, Neura
         None => by_content().inspect(|t| {
             notes.push(format!(
                 "note: checkpoint {} was trained on `{}`, the same rules as `{name}`",
-                dir.display(),
-                t.rules
+                shown, t.rules
             ))
         }),
     };
@@ -316,7 +326,7 @@ pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, Neura
         }
         return Err(NeuralError::RulesMismatch(format!(
             "checkpoint {} was trained for rules {}, not `{name}`",
-            dir.display(),
+            shown,
             trained.join(", ")
         )));
     };
@@ -335,7 +345,7 @@ pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, Neura
         };
         notes.push(format!(
             "note: checkpoint {} was trained with {sizes} players, playing with {}",
-            dir.display(),
+            shown,
             game.num_players()
         ));
     }
@@ -352,7 +362,7 @@ pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, Neura
         if !cards.is_empty() {
             return Err(NeuralError::RulesMismatch(format!(
                 "checkpoint {} was trained on `{}` with other cards ({}): these are other rules under the same name",
-                dir.display(),
+                shown,
                 table.rules,
                 summarize(&cards)
             )));
@@ -360,7 +370,7 @@ pub fn check_compatible(dir: &Path, game: &Game) -> Result<Option<String>, Neura
         if !diff.is_empty() {
             notes.push(format!(
                 "note: checkpoint {} was trained on `{}` with other settings ({}): it plays, but these rules are new to it",
-                dir.display(),
+                shown,
                 table.rules,
                 summarize(&diff)
             ));

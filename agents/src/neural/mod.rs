@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 pub use agent::{
     EXPECTED, NeuralAgent, build_checkpoint, check_compatible, check_compatible_all,
-    naming_checkpoint, playing_choices, playing_mask, register, summarize,
+    check_meta_compatible, naming_checkpoint, playing_choices, playing_mask, register, summarize,
 };
 pub use checkpoint::{
     CHECKPOINT_FORMAT_VERSION, CheckpointMeta, META_FILE, MODEL_FILE, OPTIM_FILE, TableMeta,
