@@ -449,6 +449,19 @@ fn a_variant_of_a_preset_gets_the_heuristic_not_the_presets_checkpoint() {
         "{}",
         tail(&out)
     );
+    // The preset's rules under another name: its checkpoint plays (as the
+    // arena accepts it), and the note says why.
+    let path = tmp("renamed.toml");
+    std::fs::write(&path, "preset = \"classic\"\nname = \"myclassic\"\n").unwrap();
+    let (code, out, err) = play(path.to_str().unwrap());
+    std::fs::remove_file(&path).ok();
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("bot: shipped checkpoint")
+            && out.contains("classic-2p, for `classic`: the same rules as `myclassic`"),
+        "{}",
+        tail(&out)
+    );
     // Same name (the file starts from the preset), other settings.
     let path = tmp("variant.toml");
     std::fs::write(&path, "preset = \"classic\"\n[options]\nhand_size = 5\n").unwrap();

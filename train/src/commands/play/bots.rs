@@ -147,8 +147,13 @@ pub fn resolve(bot: Option<&str>, game: &Game, rules_arg: &str) -> Result<BotCho
                 } else {
                     format!(", trained at {} players", table.players)
                 };
+                let alias = if name == game.rules().name {
+                    String::new()
+                } else {
+                    format!(", for `{name}`: the same rules as `{}`", game.rules().name)
+                };
                 return Ok(BotChoice {
-                    note: format!("bot: shipped checkpoint {}{size}", dir.display()),
+                    note: format!("bot: shipped checkpoint {}{size}{alias}", dir.display()),
                     spec,
                 });
             }
@@ -172,13 +177,22 @@ pub fn resolve(bot: Option<&str>, game: &Game, rules_arg: &str) -> Result<BotCho
     })
 }
 
-/// The rules' name used in checkpoint directories: the preset name, or the TOML's `name`.
+/// The rules' name used in checkpoint directories: the preset name, or the
+/// TOML's `name`; a rules file that copies a preset under another name (no
+/// setting changed) is that preset, as the arena's check accepts a checkpoint
+/// of the preset for it.
 fn rules_key(game: &Game, rules_arg: &str) -> String {
     if uno_env::PRESETS.contains(&rules_arg) {
-        rules_arg.to_string()
-    } else {
-        game.rules().name.clone()
+        return rules_arg.to_string();
     }
+    let rules = game.rules();
+    if uno_env::PRESETS.contains(&rules.name.as_str()) {
+        return rules.name.clone();
+    }
+    uno_env::PRESETS
+        .iter()
+        .find(|p| uno_env::Rules::preset(p).is_ok_and(|r| r.differences(rules).is_empty()))
+        .map_or_else(|| rules.name.clone(), |p| p.to_string())
 }
 
 /// One agent per bot seat (`None` at the human's seat), each with its own seed.
