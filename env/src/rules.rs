@@ -24,6 +24,10 @@ pub const PRESETS: [&str; 5] = [
 /// Largest deck the engine supports (cards are tracked in a 128-bit set).
 pub const MAX_DECK: usize = 128;
 
+/// How a rules file starts, for the errors of one that does not say what it is.
+const HOW_A_RULES_FILE_STARTS: &str = "start from a preset (`preset = \"attack-2010\"`, then the settings to change) \
+     or give every setting (`uno-attack rules --rules attack-2010` prints them all)";
+
 /// Most presses "press until it fires" makes before it stops (L-3): a guard
 /// that only a launcher firing on fewer than about 1 % of presses can reach
 /// (at p = 0.01 the chance is 0.99^4096, about 1e-18).
@@ -671,7 +675,11 @@ impl Rules {
                 }
             }
         }
-        let named = table.contains_key("name");
+        // `Some(false)`: a blank name, which does not say what the file is either.
+        let named = table
+            .get("name")
+            .map(|n| n.as_str().is_none_or(|s| !s.trim().is_empty()));
+        let from_preset = table.contains_key("preset");
         let merged = match table.remove("preset") {
             Some(toml::Value::String(p)) => {
                 let base = Rules::preset(&p)?;
@@ -735,12 +743,15 @@ impl Rules {
             }
             Some(_) => return Err(ConfigError::Toml("`preset` must be a string".into())),
             // serde's "missing field `name`" would not say how a rules file starts.
-            None if !named => {
-                return Err(ConfigError::Toml(
-                    "neither `preset` nor `name`: start from a preset (`preset = \"attack-2010\"`, then the settings to change) \
-                     or give every setting (`uno-attack rules --rules attack-2010` prints them all)"
-                        .into(),
-                ));
+            None if named != Some(true) => {
+                let what = if named.is_some() {
+                    "an empty `name` and no `preset`"
+                } else {
+                    "neither `preset` nor `name`"
+                };
+                return Err(ConfigError::Toml(format!(
+                    "{what}: {HOW_A_RULES_FILE_STARTS}"
+                )));
             }
             None => value,
         };
@@ -774,7 +785,16 @@ impl Rules {
         let rules: Rules = serde_path_to_error::deserialize(merged).map_err(
             |e: serde_path_to_error::Error<toml::de::Error>| {
                 let path = e.path().to_string();
-                let message = one_line(e.inner().message());
+                let mut message = one_line(e.inner().message());
+                // A file without `preset` gives every setting: say so beside
+                // serde's "missing field `deck`".
+                if !from_preset && message.starts_with("missing field") {
+                    message.push_str(
+                        " (a rules file without `preset` gives every setting: `uno-attack rules \
+                         --rules attack-2010` prints them all; or start from a preset, \
+                         `preset = \"attack-2010\"`, then the settings to change)",
+                    );
+                }
                 ConfigError::Toml(if path == "." {
                     message
                 } else {

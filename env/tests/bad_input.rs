@@ -461,6 +461,29 @@ fn a_rules_file_without_preset_or_name_says_how_to_start() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("the rules' name is empty"), "{e}");
+    // An empty name alone says no more than no name.
+    for text in [
+        "name = \"\"\n",
+        "name = \" \"\n[options]\nmega_hit = false\n",
+    ] {
+        let e = Rules::from_toml_str(text).unwrap_err().to_string();
+        assert!(e.contains("an empty `name` and no `preset`"), "{e}");
+        assert!(e.contains("preset = \"attack-2010\""), "{e}");
+    }
+    // A named file without a preset must give every setting: the missing one
+    // is named, with how a rules file starts.
+    let e = Rules::from_toml_str("name = \"mine\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("missing field `deck`"), "{e}");
+    assert!(
+        e.contains("a rules file without `preset` gives every setting"),
+        "{e}"
+    );
+    assert!(e.contains("uno-attack rules --rules attack-2010"), "{e}");
+    // A preset's file keeps serde's message as it was (nothing is missing there).
+    let full = Rules::preset("classic").unwrap().to_toml();
+    assert!(Rules::from_toml_str(&full).is_ok());
 }
 
 #[test]

@@ -67,12 +67,24 @@ def test_illegal_action_modes():
     bad = int(np.flatnonzero(info["action_mask"] == 0)[0])
     obs, r, term, trunc, info = env.step(bad)
     assert term and r == -1.0 and "illegal" in info["illegal_action"]
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match="the episode is over: call reset"):
         env.step(0)
     strict = UnoAttackEnv(illegal_action="raise")
     _, info = strict.reset(seed=1)
     with pytest.raises(ValueError, match="illegal action"):
         strict.step(bad)
+
+
+def test_step_before_reset_and_unknown_reset_options_are_refused():
+    env = UnoAttackEnv()
+    with pytest.raises(RuntimeError, match=r"step\(\) before reset\(\): call reset\(\) first"):
+        env.step(0)
+    # Refused, not ignored, as the vector env does; an empty dict is no option.
+    with pytest.raises(ValueError, match=r"reset options \['x'\] are not supported"):
+        env.reset(seed=1, options={"x": 1})
+    assert env.state is None
+    obs, _ = env.reset(seed=1, options={})
+    assert np.array_equal(obs, UnoAttackEnv().reset(seed=1)[0])
 
 
 def test_bad_arguments():

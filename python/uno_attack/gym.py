@@ -178,7 +178,10 @@ class UnoAttackEnv(gymnasium.Env):
     # -- Gymnasium API -----------------------------------------------------------------
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
-        """Deals a new episode; returns ``(observation, info)``."""
+        """Deals a new episode; returns ``(observation, info)``. ``options`` take no
+        keys: any is refused with ValueError rather than silently ignored."""
+        if options:
+            raise ValueError(f"reset options {sorted(options)} are not supported (there are none)")
         super().reset(seed=seed)
         n = self.game.num_players
         while True:
@@ -210,6 +213,8 @@ class UnoAttackEnv(gymnasium.Env):
         ``3.0``) raises TypeError, and an id outside the action space
         (``Discrete(98)``) raises ValueError, whatever ``illegal_action`` says:
         those are bugs in the caller, not moves a policy made."""
+        if self.state is None:
+            raise RuntimeError("step() before reset(): call reset() first")
         if self._done:
             raise RuntimeError("the episode is over: call reset()")
         a = action_id(action)
