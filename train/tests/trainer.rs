@@ -575,6 +575,38 @@ fn cli_bench_measures_the_single_agent_env() {
 }
 
 #[test]
+fn cli_bench_prints_an_opponents_note_once_not_once_per_mode() {
+    let ckpt = concat!(env!("CARGO_MANIFEST_DIR"), "/../checkpoints/classic-2p");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_uno-attack"))
+        .args([
+            "bench",
+            "--rules",
+            "classic",
+            "--players",
+            "3",
+            "--envs",
+            "16",
+        ])
+        .args(["--seconds", "0.05", "--opponents"])
+        .arg(format!("checkpoint:{ckpt}"))
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{err}");
+    // Both modes measured, one note.
+    assert_eq!(out.matches("learner decisions").count(), 2, "{out}");
+    assert_eq!(
+        err.matches("was trained with 2 players, playing with 3")
+            .count(),
+        1,
+        "{err}"
+    );
+}
+
+#[test]
 fn cli_bench_threads_zero_means_every_core_as_in_arena_and_train() {
     let v = cli_json(&[
         "bench",

@@ -76,7 +76,8 @@ pub fn run(mut a: Args) -> CmdResult {
         let mut r = match &a.opponents {
             None => bench::run(cfg, a.envs, a.threads, a.seconds, obs, a.seed, &stop)
                 .map_err(|e| e.to_string())?,
-            Some(spec) => solo(cfg, &a, spec, obs, &stop)?,
+            // The opponents' notes (another table size, …) once, not per mode.
+            Some(spec) => solo(cfg, &a, spec, obs, reports.is_empty(), &stop)?,
         };
         // A rules file that starts from a preset keeps its name: say what differs.
         r.rules_changed = uno_env::Rules::preset(&game.rules().name)
@@ -126,12 +127,14 @@ pub fn run(mut a: Args) -> CmdResult {
     Ok(())
 }
 
-/// Benchmarks the single-agent env: random learner actions against `spec`.
+/// Benchmarks the single-agent env: random learner actions against `spec`
+/// (printing the opponents' notes when `say_notes`).
 fn solo(
     cfg: EnvConfig,
     a: &Args,
     spec: &str,
     obs: bool,
+    say_notes: bool,
     stop: &AtomicBool,
 ) -> Result<bench::BenchReport, String> {
     crate::commands::register_neural();
@@ -139,7 +142,7 @@ fn solo(
     let (rules, players) = (cfg.rules.name.clone(), cfg.players);
     let mut env = uno_agents::SoloVecEnv::new(cfg, a.envs, a.seed, a.threads, &specs, None)
         .map_err(|e| e.to_string())?;
-    for note in env.notes() {
+    for note in env.notes().iter().filter(|_| say_notes) {
         eprintln!("{note}");
     }
     let mut buf = uno_env::Buffers::new(a.envs);
