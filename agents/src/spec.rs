@@ -246,7 +246,15 @@ where
         };
         let new = match old {
             serde_json::Value::Bool(_) => v.parse::<bool>().map(serde_json::Value::Bool).ok(),
-            serde_json::Value::Number(n) if n.is_u64() => v.parse::<u64>().ok().map(Into::into),
+            // Whole numbers as the CLI's counts take them: `1000` or `1e3`.
+            serde_json::Value::Number(n) if n.is_u64() => v
+                .parse::<u64>()
+                .ok()
+                .or_else(|| {
+                    let x = v.parse::<f64>().ok()?;
+                    (x >= 0.0 && x.fract() == 0.0 && x < 2f64.powi(64)).then_some(x as u64)
+                })
+                .map(Into::into),
             serde_json::Value::String(_) => Some(serde_json::Value::String(v.to_string())),
             serde_json::Value::Number(_) => v
                 .parse::<f64>()
@@ -266,6 +274,7 @@ where
                         "a non-negative integer"
                     }
                 }
+                _ if v.parse::<f64>().is_ok() => "a finite number",
                 _ => "a number",
             };
             return Err(AgentError::BadParam {

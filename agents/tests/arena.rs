@@ -410,6 +410,28 @@ fn spec_errors_name_the_problem() {
     assert!(e.to_string().contains("nope"), "{e}");
     let e = err("heuristic:danger_cards=-1");
     assert!(e.to_string().contains("danger_cards"), "{e}");
+    // A float that is not finite is named as such, not as "not a number".
+    for v in ["inf", "-inf", "NaN"] {
+        let e = err(&format!("heuristic:w_follow={v}")).to_string();
+        assert!(e.contains(&format!("`{v}` is not a finite number")), "{e}");
+    }
+    assert!(
+        err("heuristic:w_follow=lots")
+            .to_string()
+            .contains("`lots` is not a number")
+    );
+    // Counts take `1e3` as the CLI's `--games` does; not a fraction or a negative.
+    assert_eq!(
+        parse_spec("search:samples=1e2").unwrap(),
+        parse_spec("search:samples=100").unwrap()
+    );
+    for v in ["1.5", "-1", "1e30", "-0.5e1"] {
+        let e = err(&format!("search:samples={v}")).to_string();
+        assert!(
+            e.contains(&format!("`{v}` is not a non-negative integer")),
+            "{e}"
+        );
+    }
     assert!(matches!(
         err("heuristic:stack=maybe"),
         AgentError::BadParam { .. }

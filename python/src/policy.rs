@@ -127,7 +127,8 @@ impl PyPolicy {
     /// `[n, NUM_ACTIONS]` and `[n]` (one row in: `[NUM_ACTIONS]` and a float). With `mask`
     /// (`[n, NUM_ACTIONS]`, non-zero = legal) illegal actions get a logit of -1e9, as in the
     /// `checkpoint:` agent (which also leaves out a press that can bring no card while a
-    /// card can be played; see docs/agents.md).
+    /// card can be played; see docs/agents.md). A value of `obs` that is not finite
+    /// raises `ValueError`.
     #[pyo3(signature = (obs, mask = None))]
     fn forward<'py>(
         &self,
@@ -154,6 +155,15 @@ impl PyPolicy {
             None => vec![true; n * a],
         };
         let x = obs_arr.as_slice().map_err(value_error)?;
+        // A NaN or infinity would come out as NaN logits and values, silently.
+        if let Some(k) = x.iter().position(|v| !v.is_finite()) {
+            return Err(value_error(format!(
+                "obs holds {} at row {}, column {}: observations are finite",
+                x[k],
+                k / d,
+                k % d
+            )));
+        }
         let mut logits = vec![0.0f32; n * a];
         let mut values = vec![0.0f32; n];
         py.detach(|| {

@@ -228,3 +228,21 @@ def test_a_game_as_rules_brings_its_table_size():
             make()
     with pytest.raises(TypeError, match="players must be an int"):
         ua.Game(g, "2")
+
+
+def test_non_finite_observations_are_refused_by_policy_forward():
+    # They used to come back as NaN logits and values, silently.
+    p = ua.Policy(PYTHON_DIR.parent / "checkpoints" / "classic-2p")
+    obs = np.stack([ua.Game("classic", 2).new_state(s).observation() for s in range(3)])
+    want = p.forward(obs)
+    for bad in (np.nan, np.inf, -np.inf):
+        x = obs.copy()
+        x[2, 7] = bad
+        with pytest.raises(ValueError, match=rf"obs holds {'NaN' if np.isnan(bad) else ('-' if bad < 0 else '') + 'inf'} at row 2, column 7"):
+            p.forward(x)
+        one = obs[0].copy()
+        one[5] = bad
+        with pytest.raises(ValueError, match="at row 0, column 5"):
+            p.forward(one)
+    got = p.forward(obs)
+    assert (got[0] == want[0]).all() and (got[1] == want[1]).all()

@@ -177,7 +177,7 @@ fn plain_mode_plays_a_full_round_and_refuses_bad_input() {
         })
         .expect("a card was played");
     type Damage = Box<dyn Fn(&mut serde_json::Value)>;
-    let damaged: [(&str, Damage, &str); 11] = [
+    let damaged: [(&str, Damage, &str); 12] = [
         (
             "rules",
             Box::new(|t| t["rules_toml"] = "garbage =".into()),
@@ -199,7 +199,12 @@ fn plain_mode_plays_a_full_round_and_refuses_bad_input() {
         (
             "step-name",
             Box::new(move |t| t["steps"][first_action]["name"] = "timeout".into()),
-            "is recorded with the name `timeout`",
+            "but is recorded with the name `timeout`",
+        ),
+        (
+            "step-action",
+            Box::new(move |t| t["steps"][first_action]["action"] = 200.into()),
+            "action 200 is outside the action space (0..=97)",
         ),
         (
             "scores",

@@ -108,11 +108,18 @@ impl Replay {
                     let a = step.action.ok_or_else(|| {
                         format!("step {}: an action step without an action", i + 1)
                     })?;
-                    // (An id outside the action space is named `?`.)
+                    if a >= uno_env::NUM_ACTIONS {
+                        return Err(format!(
+                            "step {}: action {a} is outside the action space (0..={})",
+                            i + 1,
+                            uno_env::NUM_ACTIONS - 1
+                        ));
+                    }
                     if action_name(a) != step.name {
                         return Err(format!(
-                            "step {}: action {a} is recorded with the name `{}`",
+                            "step {}: action {a} is `{}`, but is recorded with the name `{}`",
                             i + 1,
+                            action_name(a),
                             step.name
                         ));
                     }
