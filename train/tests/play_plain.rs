@@ -204,7 +204,7 @@ fn plain_mode_plays_a_full_round_and_refuses_bad_input() {
         (
             "step-action",
             Box::new(move |t| t["steps"][first_action]["action"] = 200.into()),
-            "action 200 is outside the action space (0..=97)",
+            "action id 200 is out of range (the action space has 98 actions)",
         ),
         (
             "scores",

@@ -142,8 +142,10 @@ fn solo(
     let (rules, players) = (cfg.rules.name.clone(), cfg.players);
     let mut env = uno_agents::SoloVecEnv::new(cfg, a.envs, a.seed, a.threads, &specs, None)
         .map_err(|e| e.to_string())?;
-    for note in env.notes().iter().filter(|_| say_notes) {
-        eprintln!("{note}");
+    if say_notes {
+        for note in env.notes() {
+            eprintln!("{note}");
+        }
     }
     let mut buf = uno_env::Buffers::new(a.envs);
     env.reset(buf.batch()).map_err(|e| e.to_string())?;

@@ -62,7 +62,7 @@ fn ranges(sizes: &[usize]) -> String {
 }
 
 /// The preset `rules` differs least from, with the settings that differ.
-fn nearest_preset(rules: &Rules) -> (&'static str, Vec<String>) {
+pub(crate) fn nearest_preset(rules: &Rules) -> (&'static str, Vec<String>) {
     PRESETS
         .iter()
         .filter_map(|p| Some((*p, rules.differences(&Rules::preset(p).ok()?))))

@@ -189,10 +189,10 @@ fn rules_key(game: &Game, rules_arg: &str) -> String {
     if uno_env::PRESETS.contains(&rules.name.as_str()) {
         return rules.name.clone();
     }
-    uno_env::PRESETS
-        .iter()
-        .find(|p| uno_env::Rules::preset(p).is_ok_and(|r| r.differences(rules).is_empty()))
-        .map_or_else(|| rules.name.clone(), |p| p.to_string())
+    match crate::commands::rules::nearest_preset(rules) {
+        (preset, diff) if diff.is_empty() => preset.to_string(),
+        _ => rules.name.clone(),
+    }
 }
 
 /// One agent per bot seat (`None` at the human's seat), each with its own seed.
