@@ -21,6 +21,14 @@ pub const PRESETS: [&str; 5] = [
     "classic",
 ];
 
+/// The built-in preset `name` stands for, in any case (`CLASSIC` is `classic`).
+fn preset_name(name: &str) -> Option<&'static str> {
+    PRESETS
+        .iter()
+        .copied()
+        .find(|p| p.eq_ignore_ascii_case(name))
+}
+
 /// Largest deck the engine supports (cards are tracked in a 128-bit set).
 pub const MAX_DECK: usize = 128;
 
@@ -294,7 +302,9 @@ pub enum UnoCall {
 pub enum AttackResume {
     /// 003's literal words: the second player from the attacker.
     SkipNext,
-    /// 000's rule: the player after the target.
+    /// 000's rule: the player after the target. RULES.md spells it
+    /// `after_target`, which a rules file may use too.
+    #[serde(alias = "after_target")]
     AfterTarget,
 }
 
@@ -618,8 +628,8 @@ impl Rules {
 
     /// Rules from a preset name or a TOML file path.
     pub fn load(spec: &str) -> Result<Rules, ConfigError> {
-        if PRESETS.contains(&spec) {
-            return Rules::preset(spec);
+        if let Some(name) = preset_name(spec) {
+            return Rules::preset(name);
         }
         let path = std::path::Path::new(spec);
         if !path.exists() {
@@ -682,7 +692,15 @@ impl Rules {
         let from_preset = table.contains_key("preset");
         let merged = match table.remove("preset") {
             Some(toml::Value::String(p)) => {
-                let base = Rules::preset(&p)?;
+                // An unknown name is an error of the file's `preset` key (`Rules::load`
+                // adds the file's name), not of a `--rules` argument.
+                let base = Rules::preset(preset_name(&p).unwrap_or(&p)).map_err(|e| match e {
+                    ConfigError::UnknownPreset(_) => ConfigError::Toml(format!(
+                        "`preset`: unknown preset `{p}`: expected one of {}",
+                        PRESETS.join(", ")
+                    )),
+                    other => other,
+                })?;
                 let mut base_v =
                     toml::Value::try_from(&base).map_err(|e| ConfigError::Toml(e.to_string()))?;
                 // A kind the preset lacks is added whole: say so rather than

@@ -571,6 +571,18 @@ fn a13_attack_resume_after_target_option() {
         Rules::preset("attack-2010").unwrap().options.attack_resume,
         AttackResume::SkipNext
     );
+    // A rules file takes the value as rules files spell values, and as RULES.md does.
+    for value in ["after-target", "after_target"] {
+        let r = Rules::from_toml_str(&format!(
+            "preset = \"attack-2010\"\n[options]\nattack_resume = \"{value}\"\n"
+        ))
+        .unwrap();
+        assert_eq!(
+            r.options.attack_resume,
+            AttackResume::AfterTarget,
+            "{value}"
+        );
+    }
 }
 
 // ----- A-14 ----------------------------------------------------------------

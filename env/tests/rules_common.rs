@@ -715,10 +715,22 @@ fn toml_load_from_file_and_errors() {
     toml_err("preset = \"classic\"\n[options]\nno_such_option = 1\n");
     toml_err("preset = \"classic\"\n[options]\ntarget_score = \"lots\"\n");
     toml_err("preset = \"classic\"\n[deck]\nnot-a-card = 2\n");
-    assert!(matches!(
-        Rules::from_toml_str("preset = \"uno-deluxe\""),
-        Err(ConfigError::UnknownPreset(_))
-    ));
+    // An unknown preset in a file is an error of its `preset` key, listing the presets.
+    let e = Rules::from_toml_str("preset = \"attack-20100\"").unwrap_err();
+    assert!(matches!(e, ConfigError::Toml(_)), "{e:?}");
+    let e = e.to_string();
+    assert!(
+        e.contains("`preset`: unknown preset `attack-20100`: expected one of attack-1999, "),
+        "{e}"
+    );
+    assert!(!e.contains("file path"), "{e}");
+    // Preset names are case-blind, in a file and as a name.
+    let upper = Rules::from_toml_str("preset = \"CLASSIC\"").unwrap();
+    assert_eq!(upper, Rules::preset("classic").unwrap());
+    assert_eq!(
+        Rules::load("Attack-2010").unwrap(),
+        Rules::preset("attack-2010").unwrap()
+    );
     assert!(matches!(
         Rules::from_toml_str("preset = \"classic\"\n[options]\ncatch_probability = 2.0\n"),
         Err(ConfigError::Invalid(_))
