@@ -724,7 +724,7 @@ impl fmt::Display for ArenaReport {
         if let Some(d) = &self.diff {
             writeln!(
                 f,
-                "difference {} - {}: {:+.1} points [{:+.1}, {:+.1}]",
+                "difference {} - {}: {:+.1} percentage points of win rate [{:+.1}, {:+.1}]",
                 self.agents[0].spec,
                 self.agents[1].spec,
                 100.0 * d.diff,

@@ -60,7 +60,21 @@ fn small_config() -> NetConfig {
 }
 
 /// Saves the small network into `dir`; returns `(meta.json, model.bpk)`.
+/// Its `meta.json` has no `model_crc32`, as checkpoints written before
+/// 2026-11-29: the checks these tests damage the weights for run before the
+/// checksum's, and without it a damage they let through loads (see
+/// [`a_checksum_refuses_weights_changed_after_the_save`]).
 fn save_small(dir: &Path) -> (Vec<u8>, Vec<u8>) {
+    let (meta, model) = save_small_checked(dir);
+    let mut v: Value = serde_json::from_slice(&meta).expect("json");
+    v.as_object_mut().expect("object").remove("model_crc32");
+    let meta = serde_json::to_vec_pretty(&v).expect("json");
+    std::fs::write(dir.join(META_FILE), &meta).expect("write meta");
+    (meta, model)
+}
+
+/// [`save_small`] as `save_checkpoint` writes it: with the weights' checksum.
+fn save_small_checked(dir: &Path) -> (Vec<u8>, Vec<u8>) {
     let cfg = small_config();
     let net = PolicyValueNet::new_seeded(&cfg, &burn::tensor::Device::flex(), 7).expect("net");
     let meta = CheckpointMeta::new("attack-2010", 2, OBS_VERSION, cfg);
@@ -69,6 +83,93 @@ fn save_small(dir: &Path) -> (Vec<u8>, Vec<u8>) {
         std::fs::read(dir.join(META_FILE)).expect("meta"),
         std::fs::read(dir.join(MODEL_FILE)).expect("model"),
     )
+}
+
+/// Checks: `save_checkpoint` records the CRC-32 of `model.bpk` in `meta.json`,
+/// and a load refuses weights that no longer match it, naming the file: each
+/// byte of the tensor data changed in place (a change the other checks let
+/// through when it leaves usable numbers, as the test's own control shows),
+/// bytes appended, and the weights of another checkpoint. A malformed
+/// checksum is refused as metadata; a removed one loads unchecked.
+#[test]
+fn a_checksum_refuses_weights_changed_after_the_save() {
+    let s = Scratch::new("crc");
+    let dir = &s.0;
+    let (meta, model) = save_small_checked(dir);
+    let v: Value = serde_json::from_slice(&meta).expect("json");
+    let crc = v["model_crc32"].as_str().expect("model_crc32 written");
+    assert_eq!(crc, format!("{:08x}", crc32fast::hash(&model)));
+    assert_eq!(load_all(dir, "unchanged"), Outcome::Loaded);
+    let start = data_start(&model);
+    let mut harmless_unchecked = 0;
+    for at in (start..model.len()).step_by(29) {
+        let mut m = model.clone();
+        // The lowest mantissa bit of a weight: still a usable number.
+        m[at - (at - start) % 4] ^= 1;
+        let what = format!("low bit of the number at byte {at} flipped");
+        match load_model(dir, &m, &what) {
+            Outcome::Refused(e) => assert!(
+                e.contains(MODEL_FILE) && e.contains("CRC-32") && e.contains(crc),
+                "{what}: {e}"
+            ),
+            Outcome::Loaded => panic!("{what}: loaded"),
+        }
+        // Without the checksum, the same file loads.
+        std::fs::write(
+            dir.join(META_FILE),
+            edited(&meta, |v| {
+                v.as_object_mut().expect("object").remove("model_crc32");
+            }),
+        )
+        .expect("write meta");
+        if load_all(dir, &what) == Outcome::Loaded {
+            harmless_unchecked += 1;
+        }
+        std::fs::write(dir.join(META_FILE), &meta).expect("write meta");
+    }
+    assert!(
+        harmless_unchecked > 0,
+        "no flipped bit loaded without the checksum"
+    );
+    let mut longer = model.clone();
+    longer.extend([0u8; 100]);
+    assert!(
+        matches!(load_model(dir, &longer, "100 bytes appended"), Outcome::Refused(e) if e.contains("CRC-32"))
+    );
+    // Another checkpoint's weights, of the same shape, under this meta.json.
+    let other = Scratch::new("crc-other");
+    let cfg = small_config();
+    let net = PolicyValueNet::new_seeded(&cfg, &burn::tensor::Device::flex(), 8).expect("net");
+    save_checkpoint(
+        &other.0,
+        &net,
+        &CheckpointMeta::new("attack-2010", 2, OBS_VERSION, cfg),
+    )
+    .expect("save");
+    let theirs = std::fs::read(other.0.join(MODEL_FILE)).expect("model");
+    assert!(
+        matches!(load_model(dir, &theirs, "another checkpoint's weights"), Outcome::Refused(e) if e.contains("another checkpoint"))
+    );
+    std::fs::write(dir.join(MODEL_FILE), &model).expect("write model");
+    for bad in [
+        json!("1234567"),
+        json!("123456789"),
+        json!("xyzxyzxy"),
+        json!(5),
+    ] {
+        let e = match load_meta(
+            dir,
+            &edited(&meta, |v| v["model_crc32"] = bad.clone()),
+            "bad crc",
+        ) {
+            Outcome::Refused(e) => e,
+            Outcome::Loaded => panic!("model_crc32 = {bad}: loaded"),
+        };
+        assert!(
+            e.contains("model_crc32") || e.contains(META_FILE),
+            "{bad}: {e}"
+        );
+    }
 }
 
 /// End of the burnpack header and metadata: where the tensor data starts.

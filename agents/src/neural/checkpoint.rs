@@ -54,6 +54,12 @@ pub struct CheckpointMeta {
     /// PPO updates performed so far.
     #[serde(default)]
     pub updates: u64,
+    /// CRC-32 of `model.bpk`, as 8 hex digits, recorded when the checkpoint is written
+    /// ([`write_meta`]) and checked when it is loaded: weights damaged after the save are
+    /// refused even where the damage leaves usable numbers. Absent in checkpoints written
+    /// before 2026-11-29, which are loaded unchecked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_crc32: Option<String>,
     /// The full rules trained on, as TOML (absent in checkpoints written
     /// before 2026-11-23: those were trained on the preset named by `rules`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -152,6 +158,7 @@ impl CheckpointMeta {
             net,
             steps: 0,
             updates: 0,
+            model_crc32: None,
             rules_toml: None,
             tables: Vec::new(),
             trained_with: serde_json::Value::Null,
@@ -172,6 +179,13 @@ impl CheckpointMeta {
                 "metadata says obs_dim={} num_actions={} but net config says obs_dim={} \
                  num_actions={}",
                 self.obs_dim, self.num_actions, self.net.obs_dim, self.net.num_actions
+            )));
+        }
+        if let Some(crc) = &self.model_crc32
+            && parse_crc32(crc).is_none()
+        {
+            return Err(NeuralError::InvalidConfig(format!(
+                "metadata's model_crc32 {crc:?} is not 8 hex digits"
             )));
         }
         for t in self.all_tables() {
@@ -494,10 +508,52 @@ pub fn save_checkpoint(
     write_meta(dir, meta)
 }
 
-/// Writes `meta.json` into an existing `dir` atomically.
+/// The CRC-32 of `bytes`, as [`CheckpointMeta::model_crc32`] writes it.
+fn crc32_hex(bytes: &[u8]) -> String {
+    format!("{:08x}", crc32fast::hash(bytes))
+}
+
+/// The value of a `model_crc32` string: exactly 8 hex digits.
+fn parse_crc32(text: &str) -> Option<u32> {
+    (text.len() == 8 && text.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then(|| u32::from_str_radix(text, 16).ok())
+        .flatten()
+}
+
+/// Refuses the weights file at `path` when `meta` records a checksum it does not have.
+fn check_model_crc32(path: &Path, meta: &CheckpointMeta) -> Result<(), NeuralError> {
+    let Some(want) = meta.model_crc32.as_deref().and_then(parse_crc32) else {
+        return Ok(());
+    };
+    let bytes = fs::read(path).map_err(|e| io_err(path, e))?;
+    let got = crc32fast::hash(&bytes);
+    if got == want {
+        return Ok(());
+    }
+    Err(NeuralError::CorruptWeights {
+        path: path.to_path_buf(),
+        message: format!(
+            "its CRC-32 is {got:08x}, but {META_FILE} records {want:08x} for it: the file was \
+             damaged after it was saved, or belongs to another checkpoint"
+        ),
+    })
+}
+
+/// Writes `meta.json` into an existing `dir` atomically, with the CRC-32 of the
+/// `model.bpk` beside it (none when there is none yet).
 pub fn write_meta(dir: &Path, meta: &CheckpointMeta) -> Result<(), NeuralError> {
     let path = dir.join(META_FILE);
-    let json = serde_json::to_vec_pretty(meta).map_err(|e| NeuralError::CorruptMeta {
+    let model = dir.join(MODEL_FILE);
+    let model_crc32 = match fs::read(&model) {
+        Ok(bytes) => Some(crc32_hex(&bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(io_err(&model, e)),
+    };
+    let meta = CheckpointMeta {
+        model_crc32,
+        ..meta.clone()
+    };
+    let json = serde_json::to_vec_pretty(&meta).map_err(|e| NeuralError::CorruptMeta {
         path: path.clone(),
         message: e.to_string(),
     })?;
@@ -575,6 +631,9 @@ pub fn load_checkpoint_on(
     check_weights_file(&model, &meta.net)?;
     let net = PolicyValueNet::new(&meta.net, device)?;
     let net = load_checked_weights(net, &model)?;
+    // Last: the checks above name damage more precisely (truncated, NaN weights, …);
+    // this one refuses what they let through.
+    check_model_crc32(&model, &meta)?;
     match (widen_to, expected) {
         (Some(dim), Some((version, _, _))) => {
             let net = net.widened_input(dim, device)?;

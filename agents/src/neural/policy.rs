@@ -268,7 +268,9 @@ pub fn sample_masked<R: Rng + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::neural::{META_FILE, MODEL_FILE, NetConfig, read_meta, save_checkpoint};
+    use crate::neural::{
+        CheckpointMeta, META_FILE, MODEL_FILE, NetConfig, read_meta, save_checkpoint,
+    };
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
@@ -394,7 +396,16 @@ mod tests {
         assert_eq!(names.len(), 2, "{names:?}");
 
         let (policy, meta2) = NeuralPolicy::load(&dir, Some((3, 6, 5))).expect("load");
-        assert_eq!(meta2, meta);
+        // The metadata as given, and the weights file's checksum.
+        let model = std::fs::read(dir.join(MODEL_FILE)).expect("model");
+        let model_crc32 = Some(format!("{:08x}", crc32fast::hash(&model)));
+        assert_eq!(
+            meta2,
+            CheckpointMeta {
+                model_crc32,
+                ..meta
+            }
+        );
         let original = NeuralPolicy::new(net);
         let obs: Vec<f32> = (0..12).map(|i| (i as f32).sin()).collect();
         let masks = vec![true; 10];
