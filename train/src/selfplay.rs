@@ -38,8 +38,8 @@ use uno_agents::neural::{
 use uno_agents::{Agent, AgentSpec, ArenaConfig, build, run_arena_until};
 use uno_env::obs::{OBS_SIZE, ORACLE_SIZE, encode_oracle};
 use uno_env::{
-    Buffers, EnvConfig, Game, MAX_PLAYERS, NUM_ACTIONS, OBS_VERSION, RewardMode, Rules, State,
-    VecEnv,
+    Buffers, ConfigError, EnvConfig, Game, MAX_PLAYERS, NUM_ACTIONS, OBS_VERSION, RewardMode,
+    Rules, State, VecEnv,
 };
 
 /// Weights of the opponents drawn for the non-learner seats of an episode.
@@ -197,6 +197,25 @@ pub const CONFIG_FILE: &str = "config.toml";
 /// Parses a table of a mixed run, `"RULES:PLAYERS"` (e.g. `attack-2010:4`).
 pub fn parse_table(s: &str) -> Result<(String, usize), TrainError> {
     table_of(s).map_err(TrainError::Config)
+}
+
+/// `spec` with a rules file's relative path made absolute (a preset name,
+/// or anything that is not an existing file, as it is: its error names it
+/// as given).
+fn absolute_rules_path(spec: &str) -> String {
+    let path = std::path::Path::new(spec);
+    if uno_env::PRESETS
+        .iter()
+        .any(|p| p.eq_ignore_ascii_case(spec))
+        || path.is_absolute()
+        || !path.is_file()
+    {
+        return spec.to_string();
+    }
+    std::path::absolute(path)
+        .ok()
+        .and_then(|p| p.to_str().map(String::from))
+        .unwrap_or_else(|| spec.to_string())
 }
 
 /// [`parse_table`], its problem in words.
@@ -1008,12 +1027,41 @@ impl Trainer {
                 out.join("best").display()
             )));
         }
-        let list = cfg.table_list()?;
+        let mut list = cfg.table_list()?;
+        if !resume {
+            // A rules file is recorded in config.toml by its absolute path, so
+            // that `--resume` finds it from any directory.
+            for (name, _) in &mut list {
+                *name = absolute_rules_path(name);
+            }
+            if !cfg.tables.is_empty() {
+                cfg.tables = list.iter().map(|(r, p)| format!("{r}:{p}")).collect();
+            }
+        }
         (cfg.rules, cfg.players) = list[0].clone();
         let mut tables = Vec::with_capacity(list.len());
         let mut table_of = Vec::with_capacity(cfg.envs);
         for (k, (name, players)) in list.iter().enumerate() {
-            let rules = Rules::load(name).map_err(|e| TrainError::Config(e.to_string()))?;
+            let rules = match Rules::load(name) {
+                Ok(rules) => rules,
+                // A rules file gone since the run started (moved, or a relative
+                // path of a run from before 2026-11-29 resumed from another
+                // directory): the run goes on with the rules its last
+                // checkpoint records.
+                Err(ConfigError::Io(e)) if resume && meta_file.is_file() => {
+                    let recorded = uno_agents::neural::read_meta(&latest)
+                        .ok()
+                        .and_then(|m| m.all_tables().get(k).and_then(|t| t.trained_rules()))
+                        .ok_or_else(|| TrainError::Config(format!("cannot read rules file {e}")))?;
+                    note(format!(
+                        "note: cannot read rules file {e}; resuming with the rules `{}` that {} records",
+                        recorded.name,
+                        meta_file.display()
+                    ));
+                    recorded
+                }
+                Err(e) => return Err(TrainError::Config(e.to_string())),
+            };
             let env_cfg = EnvConfig {
                 reward: cfg.reward,
                 ..EnvConfig::new(rules.clone(), *players)

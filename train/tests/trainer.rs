@@ -2261,3 +2261,80 @@ fn an_interrupted_evaluation_records_nothing() {
     assert!(!t.state().eval.is_null());
     assert!(out.join("best").exists());
 }
+
+/// A run trained on a rules file given by a relative path resumes from any
+/// directory (config.toml records the absolute path), and one whose rules
+/// file is gone resumes with the rules its checkpoint records, with a note.
+#[test]
+fn a_relative_rules_path_resumes_from_another_directory_and_a_moved_file_from_the_checkpoint() {
+    let bin = env!("CARGO_BIN_EXE_uno-attack");
+    let dir = std::env::temp_dir().join(format!("uno-rel-rules-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("short.toml"),
+        "preset = \"classic\"\nname = \"short\"\n[options]\ntarget_score = 60\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("tiny.toml"),
+        "envs = 16\nbatch_samples = 256\nhidden = [8]\neval_every = 0\ncheckpoint_every = 1\n\
+         snapshot_every = 0\ntensorboard = false\n[learner]\nminibatch_size = 128\nepochs = 1\n",
+    )
+    .unwrap();
+    let train = |cwd: &std::path::Path, args: &[&str]| {
+        let out = std::process::Command::new(bin)
+            .current_dir(cwd)
+            .arg("train")
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{args:?}: {stderr}");
+        stderr
+    };
+    let run = dir.join("run");
+    let run_arg = run.to_str().unwrap();
+    train(
+        &dir,
+        &[
+            "--rules",
+            "short.toml",
+            "--players",
+            "2",
+            "--steps",
+            "600",
+            "--config",
+            "tiny.toml",
+            "--out",
+            "run",
+        ],
+    );
+    let config = std::fs::read_to_string(run.join("config.toml")).unwrap();
+    let recorded = dir.join("short.toml").display().to_string();
+    assert!(
+        config.contains(&format!("rules = {recorded:?}")),
+        "{config}"
+    );
+    // From another directory: the file is found by its absolute path.
+    let elsewhere = std::env::temp_dir();
+    let stderr = train(
+        &elsewhere,
+        &["--out", run_arg, "--resume", "--steps", "20000"],
+    );
+    assert!(!stderr.contains("cannot read rules file"), "{stderr}");
+    // The file moved: the checkpoint's rules.
+    std::fs::rename(dir.join("short.toml"), dir.join("moved.toml")).unwrap();
+    let stderr = train(
+        &elsewhere,
+        &["--out", run_arg, "--resume", "--steps", "40000"],
+    );
+    assert!(
+        stderr.contains("cannot read rules file")
+            && stderr.contains("resuming with the rules `short`"),
+        "{stderr}"
+    );
+    let meta = std::fs::read_to_string(run.join("latest/meta.json")).unwrap();
+    assert!(meta.contains("\"rules\": \"short\""), "{meta}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
