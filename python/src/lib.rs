@@ -393,6 +393,32 @@ fn int_arg(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<i128> {
     }
 }
 
+/// An unsigned 64-bit argument `name` (a seed, a stream), extracted as pyo3 does,
+/// with an `OverflowError` that names the argument and its range (pyo3's says only
+/// "int too big to convert" or "can't convert negative int to unsigned").
+fn u64_arg(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<u64> {
+    obj.extract::<u64>().map_err(|e| {
+        if e.is_instance_of::<PyOverflowError>(obj.py()) {
+            let shown = obj.str().map_or_else(|_| "?".into(), |s| s.to_string());
+            PyOverflowError::new_err(format!(
+                "{name} = {shown} is out of range: it is an unsigned 64-bit integer (0 to 2**64 - 1)"
+            ))
+        } else {
+            e
+        }
+    })
+}
+
+/// A `seed` argument (see [`u64_arg`]).
+fn seed_arg(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
+    u64_arg(obj, "seed")
+}
+
+/// A `stream` argument (see [`u64_arg`]).
+fn stream_arg(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
+    u64_arg(obj, "stream")
+}
+
 /// [`int_arg`] with a default for an argument left out.
 fn opt_int_arg(obj: Option<&Bound<'_, PyAny>>, name: &str, default: i128) -> PyResult<i128> {
     obj.map_or(Ok(default), |o| int_arg(o, name))
@@ -603,7 +629,11 @@ impl PyGame {
 
     /// A new match on ChaCha stream `stream` of `seed` (dealer drawn, first round dealt).
     #[pyo3(signature = (seed = 0, stream = 0))]
-    fn new_state(&self, seed: u64, stream: u64) -> PyState {
+    fn new_state(
+        &self,
+        #[pyo3(from_py_with = seed_arg)] seed: u64,
+        #[pyo3(from_py_with = stream_arg)] stream: u64,
+    ) -> PyState {
         PyState::wrap(
             self.game.clone(),
             self.game.new_state_on_stream(seed, stream),
@@ -1018,7 +1048,11 @@ impl PyState {
     /// chance generator (OpenSpiel's `resample_from_infostate`). For
     /// determinized search; deterministic in `seed`.
     #[pyo3(signature = (seed, seat = None))]
-    fn resample_hidden(&self, seed: u64, seat: Option<&Bound<'_, PyAny>>) -> PyResult<PyState> {
+    fn resample_hidden(
+        &self,
+        #[pyo3(from_py_with = seed_arg)] seed: u64,
+        seat: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyState> {
         let seat = self.seat_or_current(seat)?;
         let t = self
             .game
@@ -1195,7 +1229,7 @@ impl PyAgent {
     /// `Agent(spec, seed=0)`; a bad spec raises ValueError.
     #[new]
     #[pyo3(signature = (spec, seed = 0))]
-    fn new(spec: &str, seed: u64) -> PyResult<Self> {
+    fn new(spec: &str, #[pyo3(from_py_with = seed_arg)] seed: u64) -> PyResult<Self> {
         let parsed = uno_agents::parse_spec(spec).map_err(value_error)?;
         let agent = uno_agents::build(&parsed, seed).map_err(value_error)?;
         Ok(PyAgent {
@@ -1266,7 +1300,7 @@ impl PyAgent {
     }
 
     /// Reseeds the agent and forgets any memory.
-    fn reset(&self, seed: u64) -> PyResult<()> {
+    fn reset(&self, #[pyo3(from_py_with = seed_arg)] seed: u64) -> PyResult<()> {
         self.agent.lock().map_err(value_error)?.reset(seed);
         Ok(())
     }
@@ -1673,7 +1707,7 @@ impl PyVecEnv {
         rules: Option<&Bound<'_, PyAny>>,
         players: Option<&Bound<'_, PyAny>>,
         num_envs: Option<&Bound<'_, PyAny>>,
-        seed: u64,
+        #[pyo3(from_py_with = seed_arg)] seed: u64,
         threads: Option<&Bound<'_, PyAny>>,
         episode: &str,
         reward: &str,
@@ -1766,7 +1800,12 @@ impl PyVecEnv {
     /// after replacing it with `seed` when one is given; returns `(obs, mask, seat)`.
     /// Without a seed it replays the same deals as the previous reset.
     #[pyo3(signature = (seed = None))]
-    fn reset<'py>(&mut self, py: Python<'py>, seed: Option<u64>) -> PyResult<Bound<'py, PyTuple>> {
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        seed: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let seed = seed.map(seed_arg).transpose()?;
         let old = self.env.seed();
         if let Some(seed) = seed {
             self.env.reseed(seed);

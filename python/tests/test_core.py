@@ -388,11 +388,22 @@ def test_negative_sizes_and_seats():
     ):
         with pytest.raises(IndexError, match="is not at this table of 2"):
             call()
-    # Seeds are unsigned 64-bit (documented): negative ones are OverflowErrors.
-    with pytest.raises(OverflowError):
-        ua.Game("classic", 2).new_state(seed=-1)
-    with pytest.raises(OverflowError):
-        ua.Agent("random", seed=-1)
+    # Seeds are unsigned 64-bit (documented): negative ones, and 2**64 or more,
+    # are OverflowErrors naming the argument and its range.
+    g = ua.Game("classic", 2)
+    agent = ua.Agent("random")
+    for name, call in (
+        ("seed = -1 ", lambda: g.new_state(seed=-1)),
+        ("stream = 18446744073709551616 ", lambda: g.new_state(seed=1, stream=2**64)),
+        ("seed = -1 ", lambda: ua.Agent("random", seed=-1)),
+        ("seed = 18446744073709551616 ", lambda: agent.reset(2**64)),
+        ("seed = -5 ", lambda: st.resample_hidden(seed=-5)),
+    ):
+        with pytest.raises(OverflowError, match=f"^{name}is out of range: .*2\\*\\*64 - 1"):
+            call()
+    # Not an int at all: pyo3's TypeError, naming the argument.
+    with pytest.raises(TypeError, match="seed"):
+        g.new_state(seed=1.5)
 
 
 CHECKPOINTS = PYTHON_DIR.parent / "checkpoints"

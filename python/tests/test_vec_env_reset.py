@@ -73,7 +73,7 @@ def test_seed_is_read_only_and_unsigned_64_bit():
         env.seed = 3
     with pytest.raises(OverflowError):
         env.reset(seed=-1)
-    with pytest.raises(OverflowError):
+    with pytest.raises(OverflowError, match=r"^seed = 18446744073709551616 is out of range"):
         env.reset(seed=2**64)
     assert env.seed == 2**64 - 1
 

@@ -1630,6 +1630,11 @@ impl Trainer {
             let update_rate =
                 (self.state.steps - steps_before) as f64 / roll.elapsed().as_secs_f64().max(1e-9);
             self.log_update(&stats, rollout_secs, update_rate)?;
+            // Until the first two-second window ends, the progress line shows
+            // the update's rate (a short run would show 0 steps/s throughout).
+            if rate == 0.0 {
+                rate = update_rate;
+            }
             since_ckpt += 1;
             if self.cfg.snapshot_every > 0
                 && self.state.updates.is_multiple_of(self.cfg.snapshot_every)

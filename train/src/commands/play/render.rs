@@ -82,12 +82,34 @@ pub struct View<'a> {
     pub keys: String,
 }
 
+/// Rows of `text` wrapped to `width` columns (one more than its width alone
+/// says once it wraps, as words move whole).
+fn wrapped_rows(text: &str, width: u16) -> u16 {
+    let width = usize::from(width.max(1));
+    match Line::raw(text).width() {
+        w if w <= width => 1,
+        w => (w.div_ceil(width) + 1).min(usize::from(u16::MAX)) as u16,
+    }
+}
+
+/// Rows of the status area: the status line and the last message, each
+/// wrapped to the terminal's width (2 to 4, so that a refusal's reason is read
+/// whole at 80 columns).
+fn status_height(v: &View, width: u16) -> u16 {
+    let message = v
+        .message
+        .as_ref()
+        .map_or(1, |(m, _)| wrapped_rows(m, width));
+    (wrapped_rows(&v.status, width) + message).clamp(2, 4)
+}
+
 /// The frame's areas: title, top panels, log, hand, status, keys. The hand
 /// grows with the cards, leaving the log at least two lines.
 fn layout(v: &View, area: Rect) -> [Rect; 6] {
     let n = v.state.num_players();
     let top_h = (n as u16 + 2).max(8);
-    let rest = area.height.saturating_sub(1 + top_h + 2 + 1);
+    let status_h = status_height(v, area.width);
+    let rest = area.height.saturating_sub(1 + top_h + status_h + 1);
     let rows = hand_rows(v, area.width.saturating_sub(2) as usize).len() as u16;
     let hand_h = (rows + 2).min(rest.saturating_sub(4)).max(3);
     Layout::vertical([
@@ -95,7 +117,7 @@ fn layout(v: &View, area: Rect) -> [Rect; 6] {
         Constraint::Length(top_h),
         Constraint::Min(0),
         Constraint::Length(hand_h),
-        Constraint::Length(2),
+        Constraint::Length(status_h),
         Constraint::Length(1),
     ])
     .areas(area)
@@ -546,7 +568,7 @@ fn draw_status(f: &mut Frame, area: Rect, v: &View) {
         };
         lines.push(Line::styled(m.clone(), style));
     }
-    f.render_widget(Paragraph::new(lines), area);
+    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
 }
 
 /// A rectangle of `w` x `h` centred in `area` (clipped to it).
@@ -801,6 +823,27 @@ mod tests {
             .find(|&i| lines[i].starts_with('└'))
             .unwrap();
         (lines[top].to_string(), lines[top + 1..bottom].join("\n"))
+    }
+
+    #[test]
+    fn a_long_refusal_wraps_and_is_shown_whole() {
+        let (g, s, names) = table(&[7, 7, 7, 7]);
+        let mut v = view(&g, &s, &names, false);
+        v.status = "YOUR TURN · choose a card (←/→ and Enter), d to press the launcher".into();
+        let why = "✗ Green 7 cannot be played: G7 does not match Y3 (active colour yellow): \
+                   play a yellow card, a 3 or a wild, or press the launcher (end of reason)";
+        v.message = Some((why.into(), true));
+        for (w, h) in [(80, 24), (100, 30)] {
+            let screen = screen(&v, w, h);
+            let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(flat.contains("(end of reason)"), "{w}x{h}:\n{screen}");
+            assert!(flat.contains("G7 does not match Y3"), "{w}x{h}:\n{screen}");
+            // The key hints stay on the last line.
+            assert!(screen.lines().count() <= h as usize, "{screen}");
+        }
+        // A short message keeps the two rows of before.
+        v.message = Some(("✗ No.".into(), true));
+        assert_eq!(status_height(&v, 80), 2);
     }
 
     #[test]
