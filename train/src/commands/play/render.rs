@@ -82,13 +82,12 @@ pub struct View<'a> {
     pub keys: String,
 }
 
-/// Rows of `text` wrapped to `width` columns (one more than its width alone
-/// says once it wraps, as words move whole).
-fn wrapped_rows(text: &str, width: u16) -> u16 {
-    let width = usize::from(width.max(1));
-    match Line::raw(text).width() {
-        w if w <= width => 1,
-        w => (w.div_ceil(width) + 1).min(usize::from(u16::MAX)) as u16,
+/// Rows a line `line_width` columns wide takes wrapped to `width` columns (one
+/// more than its width alone says once it wraps, as words move whole).
+fn wrapped_rows(line_width: usize, width: usize) -> usize {
+    match line_width {
+        w if w <= width.max(1) => 1,
+        w => w.div_ceil(width.max(1)) + 1,
     }
 }
 
@@ -96,11 +95,9 @@ fn wrapped_rows(text: &str, width: u16) -> u16 {
 /// wrapped to the terminal's width (2 to 4, so that a refusal's reason is read
 /// whole at 80 columns).
 fn status_height(v: &View, width: u16) -> u16 {
-    let message = v
-        .message
-        .as_ref()
-        .map_or(1, |(m, _)| wrapped_rows(m, width));
-    (wrapped_rows(&v.status, width) + message).clamp(2, 4)
+    let rows = |text: &str| wrapped_rows(Line::raw(text).width(), usize::from(width));
+    let message = v.message.as_ref().map_or(1, |(m, _)| rows(m));
+    (rows(&v.status) + message).clamp(2, 4) as u16
 }
 
 /// The frame's areas: title, top panels, log, hand, status, keys. The hand
@@ -584,17 +581,9 @@ fn centred(area: Rect, w: u16, h: u16) -> Rect {
 }
 
 fn popup(f: &mut Frame, area: Rect, title: &str, lines: Vec<Line>, w: u16) {
-    // Room for the wrapped lines (a wrapped line may take one row more than
-    // its width alone says, as words move whole).
+    // Room for the wrapped lines.
     let inner = w.min(area.width).saturating_sub(2).max(1) as usize;
-    let rows: usize = lines
-        .iter()
-        .map(|l| match l.width() {
-            0 => 1,
-            lw if lw <= inner => 1,
-            lw => lw.div_ceil(inner) + 1,
-        })
-        .sum();
+    let rows: usize = lines.iter().map(|l| wrapped_rows(l.width(), inner)).sum();
     let h = rows as u16 + 2;
     let r = centred(area, w, h);
     f.render_widget(Clear, r);
@@ -838,7 +827,7 @@ mod tests {
             let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
             assert!(flat.contains("(end of reason)"), "{w}x{h}:\n{screen}");
             assert!(flat.contains("G7 does not match Y3"), "{w}x{h}:\n{screen}");
-            // The key hints stay on the last line.
+            // The frame fits the terminal.
             assert!(screen.lines().count() <= h as usize, "{screen}");
         }
         // A short message keeps the two rows of before.
