@@ -25,7 +25,8 @@ def snippet(path):
 @pytest.mark.parametrize("path", READMES, ids=["python/README.md", "README.md"])
 def test_readme_example_runs(capsys, path):
     code = snippet(path)
-    assert len(code.strip().splitlines()) <= 15
+    # The issue asks for a 10-line example: ten lines of code, blank ones aside.
+    assert len([line for line in code.splitlines() if line.strip()]) <= 10
     exec(compile(code, str(path), "exec"), {"__name__": "__readme__"})
     out = capsys.readouterr().out
     assert "round won by" in out and "episodes finished" in out
