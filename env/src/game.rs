@@ -113,6 +113,8 @@ pub struct Game {
     pub(crate) hand_slot: [[u8; 64 + crate::obs::HAND_FIXED]; 2],
     /// The observation's constant `rules` piece.
     pub(crate) obs_rules: [f32; crate::obs::NUM_RULE_FLAGS],
+    /// The observation's `edition` piece (constant for the game).
+    pub(crate) obs_edition: [f32; crate::obs::NUM_EDITION],
 }
 
 impl Game {
@@ -152,6 +154,7 @@ impl Game {
             fast_faces: false,
             hand_slot: [[0; 64 + crate::obs::HAND_FIXED]; 2],
             obs_rules: [0.0; crate::obs::NUM_RULE_FLAGS],
+            obs_edition: [0.0; crate::obs::NUM_EDITION],
             rules,
         };
         let mut i = 0usize;
@@ -283,6 +286,7 @@ impl Game {
             }
         };
         g.obs_rules = crate::obs::rules_piece(&g);
+        g.obs_edition = crate::obs::edition_piece(&g);
         Ok(g)
     }
 

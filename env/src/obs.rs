@@ -12,20 +12,21 @@
 //! record the version they were trained on.
 
 use crate::action::NUM_ACTIONS;
-use crate::card::{NUM_COLOURS, NUM_FACES};
+use crate::card::{NUM_COLOURS, NUM_FACES, NUM_KINDS};
 use crate::error::EncodeError;
 use crate::game::{Game, MAX_PLAYERS, iter_bits};
-use crate::rules::{AttackResume, UnoCall};
+use crate::rules::{AttackResume, Scoring, UnoCall};
 use crate::state::{LAST_COLOUR_SHIFT, NAMED_SHIFT, State, TAKEN_MAX, seat_plus};
 
 /// Layout version of the observation vector.
-pub const OBS_VERSION: u32 = 2;
+pub const OBS_VERSION: u32 = 3;
 
 /// Earlier layouts a checkpoint may have been trained on, each with its
 /// length. Every one is a prefix of the current layout (version 1 lacks the
-/// trailing `history` piece), so a network trained on it reads the current
-/// vector once its input layer gets zero weights for the added values.
-pub const LEGACY_OBS: [(u32, usize); 1] = [(1, HISTORY)];
+/// trailing `history` and `edition` pieces, version 2 the `edition` piece), so
+/// a network trained on it reads the current vector once its input layer gets
+/// zero weights for the added values.
+pub const LEGACY_OBS: [(u32, usize); 2] = [(1, HISTORY), (2, EDITION)];
 
 /// Features per relative seat in the `seats` piece.
 pub const SEAT_FEATURES: usize = 10;
@@ -76,14 +77,17 @@ const RULES: usize = SUPPLY + 7;
 pub(crate) const NUM_RULE_FLAGS: usize = 12;
 
 const HISTORY: usize = RULES + NUM_RULE_FLAGS;
+const EDITION: usize = HISTORY + MAX_PLAYERS * HISTORY_FEATURES;
+/// Values in the `edition` piece: each card kind's share of the deck, and the scoring mode.
+pub(crate) const NUM_EDITION: usize = NUM_KINDS + 3;
 
 /// Length of the observation vector.
-pub const OBS_SIZE: usize = HISTORY + MAX_PLAYERS * HISTORY_FEATURES;
+pub const OBS_SIZE: usize = EDITION + NUM_EDITION;
 /// Length of the oracle (full-state) vector: the observation, every other hand, the launcher.
 pub const ORACLE_SIZE: usize = OBS_SIZE + (MAX_PLAYERS - 1) * NUM_FACES + NUM_FACES;
 
 /// The pieces of the observation vector, in order.
-pub const PIECES: [Piece; 10] = [
+pub const PIECES: [Piece; 11] = [
     piece(
         "hand",
         HAND,
@@ -161,6 +165,16 @@ pub const PIECES: [Piece; 10] = [
          coloured card it played this round; cards that entered its hand since it last played (the deal \
          included, up to 31) / 10. After a Trade Hands (A-9) the pressed/drew flags of `seats` and this \
          count follow the hands (the two seats swap them); the named and played colours stay with the seat",
+    ),
+    piece(
+        "edition",
+        EDITION,
+        [1, NUM_EDITION],
+        "each card kind's share of the deck (its copies in every colour / deck size), in kind order: 0-9, skip, \
+         reverse, draw2, hit1, hit2, discard-all, trade-hands, slap, wild, wild-draw4, wild-all-hit, wild-hit-fire, \
+         wild-attack-attack, wild-custom, wild-hit4; then the match's scoring, one-hot: winner, penalty, challenge (C-7). \
+         Tells the editions apart (attack-1999 and attack-modern share every `rules` flag) and says whether a \
+         high score is good. Since version 3",
     ),
 ];
 
@@ -407,6 +421,31 @@ pub(crate) fn encode_rules(game: &Game, out: &mut [f32]) {
     out[RULES..RULES + NUM_RULE_FLAGS].copy_from_slice(&game.obs_rules);
 }
 
+/// `edition` piece: the deck's make-up and the scoring mode.
+#[inline]
+pub(crate) fn encode_edition(game: &Game, out: &mut [f32]) {
+    out[EDITION..EDITION + NUM_EDITION].copy_from_slice(&game.obs_edition);
+}
+
+/// The `edition` piece's values, computed once per [`Game`] (they never change).
+pub(crate) fn edition_piece(game: &Game) -> [f32; NUM_EDITION] {
+    let mut out = [0.0; NUM_EDITION];
+    for f in crate::card::Face::all() {
+        out[f.kind().index()] += game.cards_of_face(f).count_ones() as f32;
+    }
+    let deck = game.deck_size() as f32;
+    for v in &mut out[..NUM_KINDS] {
+        *v /= deck;
+    }
+    let scoring = match game.rules().options.scoring {
+        Scoring::Winner => 0,
+        Scoring::Penalty => 1,
+        Scoring::Challenge => 2,
+    };
+    out[NUM_KINDS + scoring] = 1.0;
+    out
+}
+
 /// The `rules` piece's values, computed once per [`Game`] (they never change).
 pub(crate) fn rules_piece(game: &Game) -> [f32; NUM_RULE_FLAGS] {
     let o = &game.rules().options;
@@ -480,6 +519,7 @@ pub(crate) fn encode_unchecked(game: &Game, s: &State, seat: usize, out: &mut [f
     encode_played(s, out);
     encode_supply(game, s, out);
     encode_rules(game, out);
+    encode_edition(game, out);
 }
 
 /// Byte expansion table: entry b has byte i = bit i of b.
@@ -594,7 +634,7 @@ pub fn bounds(game: &Game) -> (Vec<f32>, Vec<f32>) {
         row[3] = score;
     }
     high[SUPPLY + 6] = f32::from(u8::MAX) / 12.0;
-    for row in high[HISTORY..OBS_SIZE].chunks_mut(HISTORY_FEATURES) {
+    for row in high[HISTORY..EDITION].chunks_mut(HISTORY_FEATURES) {
         row[HISTORY_FEATURES - 1] = TENTHS[TAKEN_MAX as usize];
     }
     (low, high)
@@ -640,6 +680,43 @@ mod tests {
         );
         let full = describe(&[1.0; OBS_SIZE]);
         assert!(!full.contains("missing"), "{full}");
+    }
+
+    #[test]
+    fn the_edition_piece_tells_every_preset_and_scoring_mode_apart() {
+        use crate::rules::{PRESETS, Rules};
+        let piece = |rules: Rules| {
+            let game = Game::new(rules, 4).unwrap();
+            let s = game.new_state(1);
+            let mut out = vec![0.0; OBS_SIZE];
+            encode(&game, &s, 0, &mut out).unwrap();
+            out[EDITION..].to_vec()
+        };
+        let mut seen: Vec<Vec<f32>> = Vec::new();
+        for preset in PRESETS {
+            for scoring in [Scoring::Winner, Scoring::Penalty, Scoring::Challenge] {
+                let mut rules = Rules::preset(preset).unwrap();
+                rules.options.scoring = scoring;
+                let deck = rules.deck_size() as f32;
+                let wilds = rules
+                    .deck
+                    .get(&crate::card::Kind::Wild)
+                    .copied()
+                    .unwrap_or(0);
+                let p = piece(rules);
+                // Shares of the deck: they add up to 1; a wild is one card, not one per colour.
+                let total: f32 = p[..NUM_KINDS].iter().sum();
+                assert!((total - 1.0).abs() < 1e-5, "{preset}: {total}");
+                assert_eq!(p[crate::card::Kind::Wild.index()], f32::from(wilds) / deck);
+                let one_hot = &p[NUM_KINDS..];
+                assert_eq!(one_hot.iter().sum::<f32>(), 1.0, "{preset} {scoring:?}");
+                assert!(
+                    !seen.contains(&p),
+                    "{preset} {scoring:?} repeats another's piece"
+                );
+                seen.push(p);
+            }
+        }
     }
 
     #[test]

@@ -2180,10 +2180,20 @@ fn a_resume_with_another_seed_keeps_the_evaluation_deals() {
         None,
     )
     .unwrap();
-    // (The untrained network loses every game; the deals show in how many
-    // of them were cut short at the decision cap.)
-    let truncated = |e: &serde_json::Value| e["random"]["truncated"].as_u64().unwrap();
-    assert_ne!(other.truncated, truncated(&first), "{first}");
+    // (The deals show in the wins against `random`, or, for a network that
+    // loses every game, in how many were cut short at the decision cap.)
+    let result = |e: &serde_json::Value| {
+        let wins = e["random"]["win_rate"].as_f64().unwrap() * 200.0;
+        (
+            wins.round() as u64,
+            e["random"]["truncated"].as_u64().unwrap(),
+        )
+    };
+    assert_ne!(
+        (other.agents[0].wins, other.truncated),
+        result(&first),
+        "{first}"
+    );
 }
 
 /// An `optim.bpk` of another network decodes; training used to panic on its
