@@ -146,8 +146,11 @@ def test_observation_and_oracle():
 def test_history_piece_counts_cards_taken_since_the_deal():
     # Observation version 2: per relative seat, named colour (4), last coloured
     # card's colour (4), cards taken since the seat last played / 10 (1).
-    hist = next(p for p in ua.obs_pieces() if p["name"] == "history")
-    assert tuple(hist["shape"]) == (10, 9) and hist["offset"] + hist["size"] == ua.OBS_SIZE
+    pieces = {p["name"]: p for p in ua.obs_pieces()}
+    hist = pieces["history"]
+    # Followed by version 3's `edition` piece, the last one.
+    assert tuple(hist["shape"]) == (10, 9) and hist["offset"] + hist["size"] == pieces["edition"]["offset"]
+    assert pieces["edition"]["offset"] + pieces["edition"]["size"] == ua.OBS_SIZE
     game = ua.Game("attack-2010", 4)
     st = game.new_state(9)
     me = st.current_player

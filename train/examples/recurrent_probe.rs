@@ -2,7 +2,7 @@
 //! observations within a round) lift the shipped 4-player attack-2010 network
 //! against 3 x heuristic?
 //!
-//! The network is the shipped `PolicyValueNet` (trunk 460→256→256, heads 98 + 1)
+//! The network is the shipped `PolicyValueNet` (trunk 488→256→256, heads 98 + 1)
 //! plus `h_t = GRU(obs_t, h_{t-1})` (H = 128) injected through a zero-initialised
 //! `Linear(H → 256)` added to the trunk's last (post-ReLU) activation. With the
 //! projection at zero the function is the shipped network's. Trained with PPO and

@@ -274,7 +274,9 @@ impl CheckpointMeta {
     }
 
     /// The metadata after the network was widened to the current observation layout.
+    /// (The weights file's checksum describes the file, not the widened network.)
     fn upgraded(mut self, obs_version: u32, obs_dim: usize) -> Self {
+        self.model_crc32 = None;
         self.obs_version = obs_version;
         self.obs_dim = obs_dim;
         self.net.obs_dim = obs_dim;
