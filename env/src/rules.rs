@@ -22,7 +22,7 @@ pub const PRESETS: [&str; 5] = [
 ];
 
 /// The built-in preset `name` stands for, in any case (`CLASSIC` is `classic`).
-fn preset_name(name: &str) -> Option<&'static str> {
+pub fn preset_name(name: &str) -> Option<&'static str> {
     PRESETS
         .iter()
         .copied()

@@ -282,7 +282,7 @@ fn rules_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Rules> {
             .map_err(|_| bad())?
     };
     let trimmed = spec.trim();
-    if !PRESETS.contains(&trimmed)
+    if uno_env::rules::preset_name(trimmed).is_none()
         && !std::path::Path::new(trimmed).exists()
         // TOML text has a line break or a `key = value`; a `.toml` name is a
         // path even with a `=` in it (a missing file is reported as such).

@@ -204,12 +204,7 @@ pub fn parse_table(s: &str) -> Result<(String, usize), TrainError> {
 /// as given).
 fn absolute_rules_path(spec: &str) -> String {
     let path = std::path::Path::new(spec);
-    if uno_env::PRESETS
-        .iter()
-        .any(|p| p.eq_ignore_ascii_case(spec))
-        || path.is_absolute()
-        || !path.is_file()
-    {
+    if uno_env::rules::preset_name(spec).is_some() || path.is_absolute() || !path.is_file() {
         return spec.to_string();
     }
     std::path::absolute(path)

@@ -82,7 +82,7 @@ fn multi_table_in(roots: &[PathBuf], rules: &str, players: usize) -> Option<(Pat
 }
 
 /// Resolves `--bot` (or the default) into a spec; an explicit bad spec is an error.
-pub fn resolve(bot: Option<&str>, game: &Game, rules_arg: &str) -> Result<BotChoice, String> {
+pub fn resolve(bot: Option<&str>, game: &Game) -> Result<BotChoice, String> {
     if let Some(s) = bot {
         let spec = parse_spec(s).map_err(|e| format!("--bot: {e}"))?;
         // A checkpoint must have been trained for these rules, as in the
@@ -105,7 +105,7 @@ pub fn resolve(bot: Option<&str>, game: &Game, rules_arg: &str) -> Result<BotCho
             spec,
         });
     }
-    let name = rules_key(game, rules_arg);
+    let name = rules_key(game);
     let n = game.num_players();
     let shipped = match shipped_checkpoint(&name, n) {
         Some(dir) => {
@@ -181,10 +181,7 @@ pub fn resolve(bot: Option<&str>, game: &Game, rules_arg: &str) -> Result<BotCho
 /// TOML's `name`; a rules file that copies a preset under another name (no
 /// setting changed) is that preset, as the arena's check accepts a checkpoint
 /// of the preset for it.
-fn rules_key(game: &Game, rules_arg: &str) -> String {
-    if uno_env::PRESETS.contains(&rules_arg) {
-        return rules_arg.to_string();
-    }
+fn rules_key(game: &Game) -> String {
     let rules = game.rules();
     if uno_env::PRESETS.contains(&rules.name.as_str()) {
         return rules.name.clone();

@@ -179,7 +179,7 @@ pub fn run(a: Args) -> CmdResult {
             a.bot_forgets_uno
         ));
     }
-    let choice = bots::resolve(a.bot.as_deref(), &game, &a.rules)?;
+    let choice = bots::resolve(a.bot.as_deref(), &game)?;
     let session = session::Session::new(game, &a, &choice)?;
     if a.plain {
         plain::run(session, &a)
@@ -211,7 +211,7 @@ pub(crate) fn test_session(argv: &[&str]) -> (session::Session, Args) {
     }
     let a = Cli::parse_from(std::iter::once("play").chain(argv.iter().copied())).a;
     let game = crate::commands::load_game(&a.rules, a.players).unwrap();
-    let choice = bots::resolve(a.bot.as_deref(), &game, &a.rules).unwrap();
+    let choice = bots::resolve(a.bot.as_deref(), &game).unwrap();
     (session::Session::new(game, &a, &choice).unwrap(), a)
 }
 
