@@ -1,5 +1,9 @@
-//! Profiling driver: `cargo run --release -p uno-env --example profile_step -- [obs|floor] [batches] [envs=N] [threads=T]`.
+//! Profiling driver: `cargo run --release -p uno-env --example profile_step -- [obs|floor] [times] [batches] [envs=N] [threads=T]`.
 //! Steps N (default 1,024) random attack-2010 4-player games on T threads (default 1) and prints the rate.
+//!
+//! `times` also times every batch and prints the spread of batch times and
+//! how much of the run went to batches slower than the median: to tell a
+//! host that slows every batch a little from one that stops a few for long.
 //!
 //! `floor` steps nothing: it copies one real observation and mask row into
 //! every game's rows of the batch buffers, batch after batch (one thread). That
@@ -9,12 +13,12 @@ use uno_env::{Buffers, EnvConfig, NUM_ACTIONS, OBS_SIZE, Rules, VecEnv};
 /// One line naming the problem, and exit code 2.
 fn fail(msg: String) -> ! {
     eprintln!("error: {msg}");
-    eprintln!("usage: profile_step [obs|floor] [batches] [envs=N] [threads=T]");
+    eprintln!("usage: profile_step [obs|floor] [times] [batches] [envs=N] [threads=T]");
     std::process::exit(2)
 }
 
 fn main() {
-    let (mut obs, mut floor) = (false, false);
+    let (mut obs, mut floor, mut times) = (false, false, false);
     let (mut batches, mut envs, mut threads) = (3000usize, 1024usize, 1usize);
     for a in std::env::args().skip(1) {
         let number = |v: &str, what: &str| -> usize {
@@ -24,8 +28,9 @@ fn main() {
         match a.as_str() {
             "obs" => obs = true,
             "floor" => floor = true,
+            "times" => times = true,
             "-h" | "--help" => {
-                println!("usage: profile_step [obs|floor] [batches] [envs=N] [threads=T]");
+                println!("usage: profile_step [obs|floor] [times] [batches] [envs=N] [threads=T]");
                 return;
             }
             _ => {
@@ -78,10 +83,53 @@ fn main() {
         );
         return;
     }
+    let mut took = Vec::with_capacity(if times { batches } else { 0 });
     let start = Instant::now();
     for _ in 0..batches {
+        let t = times.then(Instant::now);
         env.step_random(buf.batch(), obs).unwrap();
+        if let Some(t) = t {
+            took.push(t.elapsed().as_nanos() as u64);
+        }
     }
     let rate = (batches * envs) as f64 / start.elapsed().as_secs_f64();
     println!("{:.2}M steps/s (obs: {obs})", rate / 1e6);
+    if times {
+        print_times(&took, envs);
+    }
+}
+
+/// The spread of batch times (nanoseconds) and the share of the run that
+/// batches slower than the median took beyond it, split at twice the median.
+fn print_times(took: &[u64], envs: usize) {
+    let mut sorted = took.to_vec();
+    sorted.sort_unstable();
+    let q = |p: f64| sorted[((sorted.len() - 1) as f64 * p) as usize] as f64 / 1e3;
+    let median = sorted[sorted.len() / 2];
+    let total: u64 = took.iter().sum();
+    let share = |keep: &dyn Fn(u64) -> bool| {
+        let extra: u64 = took
+            .iter()
+            .filter(|&&t| keep(t))
+            .map(|&t| t.saturating_sub(median))
+            .sum();
+        100.0 * extra as f64 / total as f64
+    };
+    println!(
+        "batch times (us): median {:.1} ({:.2}M steps/s), p10 {:.1}, p90 {:.1}, p99 {:.1}, p99.9 {:.1}, max {:.1}",
+        median as f64 / 1e3,
+        envs as f64 / median as f64 * 1e3,
+        q(0.1),
+        q(0.9),
+        q(0.99),
+        q(0.999),
+        q(1.0)
+    );
+    println!(
+        "time beyond the median: {:.1} % of the run ({:.1} % in batches up to 2 x the median, {:.1} % in {} slower ones)",
+        share(&|_| true),
+        share(&|t| t <= 2 * median),
+        share(&|t| t > 2 * median),
+        took.iter().filter(|&&t| t > 2 * median).count()
+    );
 }

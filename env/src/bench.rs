@@ -36,6 +36,13 @@ pub struct BenchReport {
     /// [`Measured::steady_steps_per_sec`]): the rate between the host's
     /// interruptions. `steps_per_sec` is the wall-clock rate.
     pub steady_steps_per_sec: f64,
+    /// The share of the measurement's time that this process ran on its
+    /// threads: its CPU time / (wall time × threads). About 1 (or a little
+    /// more, from the rest of the process) when nothing else ran; lower when
+    /// another process took a core, which lowers the rates, most of all on
+    /// several threads, where every batch waits for the slowest. `None` where
+    /// the platform does not say (not a Unix).
+    pub cpu_share: Option<f64>,
     /// `size_of::<State>()` in bytes.
     pub state_bytes: usize,
     /// Built-in opponents of a single-agent env (`uno-attack bench
@@ -69,6 +76,30 @@ pub struct Measured {
     /// the two is the time the machine took away; on several threads every
     /// batch waits for the slowest thread, so it is larger there.
     pub steady_steps_per_sec: f64,
+    /// CPU time the process used over the timed rounds, every thread
+    /// counted (`None` where the platform does not say).
+    pub cpu_seconds: Option<f64>,
+}
+
+/// The CPU time this process has used so far, all threads together, where
+/// the platform says (`getrusage` on Unix).
+pub fn process_cpu_time() -> Option<Duration> {
+    #[cfg(unix)]
+    {
+        let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+        // SAFETY: `getrusage` fills in the struct it is given, and returns 0
+        // when it did.
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) } == 0 {
+            // SAFETY: filled in just above (and zeroed before).
+            let u = unsafe { usage.assume_init() };
+            let time = |t: libc::timeval| {
+                Duration::from_secs(t.tv_sec.max(0) as u64)
+                    + Duration::from_micros(t.tv_usec.max(0) as u64)
+            };
+            return Some(time(u.ru_utime) + time(u.ru_stime));
+        }
+    }
+    None
 }
 
 /// Durations of the timed rounds, kept as a uniform sample in a buffer
@@ -156,6 +187,7 @@ pub fn measure<T, E>(
     let budget = Duration::from_secs_f64(seconds.max(0.01));
     let mut rounds = RoundTimes::new(1 << 14);
     let before = finished.map(|f| f(env));
+    let cpu_before = process_cpu_time();
     let start = Instant::now();
     let mut steps = 0u64;
     let mut episodes = 0u64;
@@ -185,6 +217,9 @@ pub fn measure<T, E>(
         }
     }
     let seconds = last.as_secs_f64();
+    let cpu_seconds = process_cpu_time()
+        .zip(cpu_before)
+        .map(|(now, before)| now.saturating_sub(before).as_secs_f64());
     if let (Some(f), Some(before)) = (finished, before) {
         episodes = f(env) - before;
     }
@@ -199,6 +234,7 @@ pub fn measure<T, E>(
         seconds,
         stopped_early,
         steady_steps_per_sec: steady,
+        cpu_seconds,
     })
 }
 
@@ -263,6 +299,10 @@ impl BenchReport {
             steps_per_sec: rate,
             steps_per_sec_per_thread: rate / threads.max(1) as f64,
             steady_steps_per_sec: m.steady_steps_per_sec,
+            cpu_share: m
+                .cpu_seconds
+                .filter(|_| m.seconds > 0.0)
+                .map(|cpu| cpu / (m.seconds * threads.max(1) as f64)),
             state_bytes: std::mem::size_of::<State>(),
             opponents: None,
             rules_changed: Vec::new(),
@@ -308,6 +348,41 @@ mod tests {
     }
 
     #[test]
+    fn the_process_cpu_time_grows_with_work_on_a_thread() {
+        let before = process_cpu_time();
+        assert_eq!(before.is_some(), cfg!(unix), "Unix reports CPU time");
+        let Some(before) = before else { return };
+        // Busy for 30 ms of wall time on this thread: the process's CPU time
+        // grows by about as much (other tests' threads only add to it).
+        let start = Instant::now();
+        let mut x = 0u64;
+        while start.elapsed() < Duration::from_millis(30) {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        let used = process_cpu_time().unwrap().saturating_sub(before);
+        assert!(used >= Duration::from_millis(10), "{used:?}");
+    }
+
+    #[test]
+    fn the_cpu_share_is_cpu_time_over_wall_time_times_threads() {
+        let m = |cpu_seconds, seconds| Measured {
+            steps: 1,
+            episodes: 0,
+            seconds,
+            stopped_early: false,
+            steady_steps_per_sec: 1.0,
+            cpu_seconds,
+        };
+        let share = |m: Measured, threads| {
+            BenchReport::new("classic".into(), 2, 1, threads, false, m).cpu_share
+        };
+        assert_eq!(share(m(Some(1.8), 1.0), 2), Some(0.9));
+        assert_eq!(share(m(Some(0.5), 1.0), 1), Some(0.5));
+        assert_eq!(share(m(None, 1.0), 2), None);
+        assert_eq!(share(m(Some(0.1), 0.0), 1), None, "no time, no share");
+    }
+
+    #[test]
     fn measure_reports_a_steady_rate_of_its_rounds() {
         let stop = AtomicBool::new(false);
         let mut buf = Buffers::new(0);
@@ -334,6 +409,9 @@ mod tests {
         assert_eq!(m.steps, 3 * 4 * ROUND as u64, "three whole rounds");
         assert!(m.seconds >= 0.04);
         let wall = m.steps as f64 / m.seconds;
+        // The process's CPU time over the rounds, where the platform says
+        // (its size depends on the other tests running in this process).
+        assert_eq!(m.cpu_seconds.is_some(), cfg!(unix));
         // The median round is a fast one: the stall lowers the wall-clock
         // rate, not the steady one.
         assert!(

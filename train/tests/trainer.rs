@@ -571,6 +571,11 @@ fn cli_bench_measures_the_single_agent_env() {
         assert!(r["episodes"].as_u64().unwrap() > 0, "{r}");
         // The median round's rate, beside the wall-clock one.
         assert!(r["steady_steps_per_sec"].as_f64().unwrap() > 0.0, "{r}");
+        // The share of its time the run had the CPU: some (how much depends
+        // on the other tests sharing the cores), and not more than its
+        // threads can use, with a margin for the rest of the process.
+        let share = r["cpu_share"].as_f64().unwrap();
+        assert!(share > 0.0 && share < 1.5, "{r}");
     }
 }
 

@@ -113,6 +113,15 @@ pub fn run(mut a: Args) -> CmdResult {
                 }
             );
         }
+        // Another process on the cores lowers every rate here, and the
+        // two-thread one most (each batch waits for the slower thread).
+        if let Some(share) = r.cpu_share.filter(|&s| s < LOW_CPU_SHARE) {
+            eprintln!(
+                "note: this run had the CPU for {:.0} % of its time on {} thread(s): another process used the cores, so the rates above are low (measure with nothing else running, and read `--json` output from a file rather than a pipe into a program that starts beside it)",
+                share * 100.0,
+                r.threads
+            );
+        }
         reports.push(r);
     }
     if a.json {
@@ -126,6 +135,13 @@ pub fn run(mut a: Args) -> CmdResult {
     }
     Ok(())
 }
+
+/// Below this share of its time on the CPU ([`bench::BenchReport::cpu_share`])
+/// a run says that something else used the cores. On two threads 0.97 means
+/// 6 % of one thread's time taken, which the team loses in full (every batch
+/// waits for the slower thread); a run with nothing else beside it reads
+/// 0.99 or more.
+const LOW_CPU_SHARE: f64 = 0.97;
 
 /// Benchmarks the single-agent env: random learner actions against `spec`
 /// (printing the opponents' notes when `say_notes`).
