@@ -580,6 +580,41 @@ fn cli_bench_measures_the_single_agent_env() {
 }
 
 #[test]
+fn perf_report_prints_a_row_for_every_preset_and_table_size() {
+    // The script behind the tables of docs/performance.md, run briefly on
+    // this build's binary.
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let o = std::process::Command::new(format!("{root}/scripts/perf-report"))
+        .arg("0.02")
+        .env("UNO_BIN", env!("CARGO_BIN_EXE_uno-attack"))
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{err}");
+    for rules in [
+        "attack-1999",
+        "attack-2010",
+        "attack-modern",
+        "flash",
+        "classic",
+    ] {
+        for players in [2, 4] {
+            let row = format!("| {rules} | {players} | ");
+            let line = out.lines().find(|l| l.starts_with(&row)).expect(&row);
+            // Five figures: four rates and the episodes per second.
+            assert_eq!(line.matches(" | ").count(), 6, "{line}");
+            assert_eq!(line.matches('M').count(), 4, "{line}");
+        }
+    }
+    assert_eq!(out.matches("2 threads / 1 thread").count(), 4, "{out}");
+    // Short runs say nothing of their CPU share; bench's own notes stay out.
+    assert!(!err.contains("note:"), "{err}");
+}
+
+#[test]
 fn cli_bench_prints_an_opponents_note_once_not_once_per_mode() {
     let ckpt = concat!(env!("CARGO_MANIFEST_DIR"), "/../checkpoints/classic-2p");
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_uno-attack"))
