@@ -143,8 +143,8 @@ pub fn run(mut a: Args) -> CmdResult {
 /// Below this share of its time on the CPU ([`bench::BenchReport::cpu_share`])
 /// a run says that something else used the cores. On two threads 0.97 means
 /// 6 % of one thread's time taken, which the team loses in full (every batch
-/// waits for the slower thread); a run with nothing else beside it reads
-/// 0.99 or more.
+/// waits for the slower thread); a run of a second with nothing else beside
+/// it reads 0.98 or more.
 const LOW_CPU_SHARE: f64 = 0.97;
 
 /// Runs shorter than this (seconds) say nothing of their CPU share: alone,
