@@ -221,6 +221,8 @@ impl Game {
     /// F-3: the current player's time ran out (an input event from whoever
     /// drives the game): they take `timeout_draw` cards and the turn passes.
     /// It counts as the player's decision towards `max_decisions`.
+    /// [reading] In every edition, as the timer options are (docs/env.md);
+    /// with a launcher every one of the `timeout_draw` presses is made.
     pub fn timeout<E: Events>(&self, s: &mut State, ev: &mut E) -> Result<(), ActionError> {
         if s.phase != Phase::Play {
             return Err(ActionError::Illegal {
@@ -602,6 +604,8 @@ impl<E: Events> Ctx<'_, E> {
             self.ev.pressed(seat as usize, 0);
             return 0;
         }
+        // [reading] L-2: a firing resets the miss counter even when nothing
+        // is left to come out; a refill does not (docs/env.md).
         self.s.misses = 0;
         if want as u32 > self.s.pile.count_ones() {
             self.refill();

@@ -14,7 +14,8 @@
 //! - **F-6 challenge.** Whether the Wild Draw Four being challenged was legal
 //!   depends on the offender's hand before the play, which no other seat saw
 //!   and the state no longer holds (the previous active colour is gone). A
-//!   resampled state for the challenged seat draws it as a fair coin.
+//!   resampled state for any seat but the offender (the challenged seat or
+//!   a third one) draws it as a fair coin; the offender's keeps it.
 //! - **F-2 card just drawn.** While another seat decides whether to play the
 //!   card it just drew, that card stays in its hand (it is the one card of
 //!   that hand the resampled state does not redeal). A seat deciding its own
@@ -76,7 +77,11 @@ impl Game {
             t.hands[p] = hand;
         }
         t.pile = unseen;
-        if s.phase == Phase::Challenge && s.current as usize == observer && s.offender != NONE {
+        // Only the offender knows whether its Wild Draw Four was legal: the
+        // challenged seat and every other seat draw it (before 2026-11-29
+        // only the challenged seat did, and a search run for a third seat
+        // kept the real answer).
+        if s.phase == Phase::Challenge && s.offender != NONE && s.offender as usize != observer {
             t.wd4_legal = deal.below(2) == 1;
         }
         t.rng = ChanceRng::new(seed, 1);
@@ -168,6 +173,45 @@ mod tests {
                 game.check_invariants(&t).unwrap();
             }
         }
+    }
+
+    #[test]
+    fn only_the_offender_keeps_whether_its_wild_draw_four_was_legal() {
+        // F-6 and RULES.md, Information: whether a Wild Draw Four was legal
+        // depends on the offender's hand before the play, which no other
+        // seat saw.
+        let game = Game::new(Rules::preset("classic").unwrap(), 3).unwrap();
+        let mut found = 0;
+        for seed in 0..400 {
+            let mut s = game.new_state(seed);
+            // Random play (a Wild Draw Four is the lowest legal id rarely).
+            let mut rng = crate::rng::ChanceRng::new(seed, 7);
+            while !s.is_round_over() && s.phase != crate::state::Phase::Challenge {
+                let legal = game.legal_actions(&s);
+                let a = legal[rng.below(legal.len() as u32) as usize];
+                game.apply(&mut s, a).unwrap();
+            }
+            if s.is_round_over() {
+                continue;
+            }
+            found += 1;
+            let offender = s.offender as usize;
+            for observer in 0..3 {
+                let drawn: std::collections::HashSet<bool> = (0..32)
+                    .map(|k| game.resample_hidden(&s, observer, k).unwrap().wd4_legal)
+                    .collect();
+                if observer == offender {
+                    assert_eq!(
+                        drawn,
+                        [s.wd4_legal].into(),
+                        "seed {seed}: the offender knows"
+                    );
+                } else {
+                    assert_eq!(drawn.len(), 2, "seed {seed}, seat {observer}: a coin");
+                }
+            }
+        }
+        assert!(found >= 10, "{found} challenges reached");
     }
 
     #[test]
