@@ -176,8 +176,14 @@ impl LearnerConfig {
         if !(self.lr.is_finite() && self.lr >= 0.0) {
             return bad("lr must be finite and >= 0");
         }
+        // Positive finite numbers, named with the value given (NaN included).
+        let positive = |name: &str, v: f32| {
+            Err(LearnerError::InvalidConfig(format!(
+                "{name} must be a finite number > 0, not {v}"
+            )))
+        };
         if !(self.clip_eps.is_finite() && self.clip_eps > 0.0) {
-            return bad("clip_eps must be > 0");
+            return positive("clip_eps", self.clip_eps);
         }
         for (name, v) in [
             ("value_coef", self.value_coef),
@@ -191,10 +197,10 @@ impl LearnerConfig {
             }
         }
         if !(self.adam_eps.is_finite() && self.adam_eps > 0.0) {
-            return bad("adam_eps must be > 0");
+            return positive("adam_eps", self.adam_eps);
         }
-        if self.target_kl.is_some_and(|k| !(k.is_finite() && k > 0.0)) {
-            return bad("target_kl must be > 0");
+        if let Some(k) = self.target_kl.filter(|k| !(k.is_finite() && *k > 0.0)) {
+            return positive("target_kl", k);
         }
         if self.epochs == 0 || self.minibatch_size == 0 {
             return bad("epochs and minibatch_size must be > 0");
@@ -205,14 +211,11 @@ impl LearnerConfig {
                 self.epochs
             )));
         }
-        if self
-            .max_grad_norm
-            .is_some_and(|m| !(m.is_finite() && m > 0.0))
-        {
-            return bad("max_grad_norm must be > 0");
+        if let Some(m) = self.max_grad_norm.filter(|m| !(m.is_finite() && *m > 0.0)) {
+            return positive("max_grad_norm", m);
         }
-        if self.value_clip.is_some_and(|c| !(c.is_finite() && c > 0.0)) {
-            return bad("value_clip must be > 0");
+        if let Some(c) = self.value_clip.filter(|c| !(c.is_finite() && *c > 0.0)) {
+            return positive("value_clip", c);
         }
         if let Some(c) = &self.critic {
             if c.hidden.is_empty() || c.hidden.iter().any(|&h| h == 0 || h > 4096) {
@@ -601,7 +604,7 @@ impl Learner {
                     expected.0,
                     dir.display()
                 )),
-                _ => e.into(),
+                _ => e.in_checkpoint(dir).into(),
             });
         }
         let state_path = dir.join(LEARNER_FILE);
@@ -617,7 +620,7 @@ impl Learner {
             return Err(corrupt(
                 &state_path,
                 format!(
-                    "net config {:?} differs from meta.json's {:?}",
+                    "net config {} differs from meta.json's {}",
                     state.net, meta.net
                 ),
             ));
@@ -660,7 +663,7 @@ impl Learner {
         meta.validate()?;
         if meta.net != self.net {
             return Err(LearnerError::InvalidConfig(format!(
-                "checkpoint meta describes net {:?}, learner has {:?}",
+                "checkpoint meta describes net {}, learner has {}",
                 meta.net, self.net
             )));
         }
@@ -738,7 +741,7 @@ impl Learner {
                 return Ok(());
             }
             return Err(LearnerError::InvalidConfig(format!(
-                "the checkpoint's critic is {:?}, the config asks for {:?}",
+                "the checkpoint's critic is {}, the config asks for {}",
                 c.net, net
             )));
         }
@@ -1687,19 +1690,28 @@ mod tests {
         learner.save(&dir, &meta).expect("save");
         assert!(Learner::load(&dir, None).is_ok());
 
-        assert!(matches!(
-            Learner::load(&dir, Some((1, STATES + 1, ACTIONS))),
-            Err(LearnerError::Neural(NeuralError::ObsDimMismatch { .. }))
-        ));
-        assert!(matches!(
-            Learner::from_policy_checkpoint(
-                &dir,
-                Some((1, STATES, ACTIONS + 1)),
-                bandit_config(),
-                None
-            ),
-            Err(LearnerError::Neural(NeuralError::NumActionsMismatch { .. }))
-        ));
+        let Err(LearnerError::Neural(e)) = Learner::load(&dir, Some((1, STATES + 1, ACTIONS)))
+        else {
+            panic!("refused as a neural error")
+        };
+        assert!(
+            matches!(e.root(), NeuralError::ObsDimMismatch { .. }),
+            "{e}"
+        );
+        // Naming the checkpoint.
+        assert!(e.to_string().contains(&dir.display().to_string()), "{e}");
+        let Err(LearnerError::Neural(e)) = Learner::from_policy_checkpoint(
+            &dir,
+            Some((1, STATES, ACTIONS + 1)),
+            bandit_config(),
+            None,
+        ) else {
+            panic!("refused as a neural error")
+        };
+        assert!(
+            matches!(e.root(), NeuralError::NumActionsMismatch { .. }),
+            "{e}"
+        );
 
         let backup = |f: &str| fs::read(dir.join(f)).expect("read");
         let (model, optim, state, meta_bytes) = (

@@ -514,35 +514,40 @@ pub enum TrainError {
 /// process id; removed when the trainer is dropped).
 pub const LOCK_FILE: &str = "train.lock";
 
-/// The lock of a run directory: `train.lock` holding this process's id,
-/// created atomically (written under a temporary name, then hard-linked, so
-/// it is never seen half-written). A lock whose process is no longer running
-/// (a `train` killed with SIGKILL, or a power cut) is taken over with a note.
+/// The lock of a run directory: `train.lock`, locked by the operating system
+/// (`flock` on Unix, `LockFileEx` on Windows, through [`std::fs::File::try_lock`])
+/// for as long as the trainer lives, and holding its process id for the
+/// messages. The system releases the lock when the process ends, however it
+/// ends (SIGKILL, a container's kill, running out of memory), so a file left
+/// behind is simply taken over, with a note; its process id decides nothing
+/// (in a container `train` gets the same id on every start, and after a
+/// reboot another process may have it).
 #[derive(Debug)]
 pub struct RunLock {
     path: PathBuf,
+    /// The open, locked file: closing it (when the lock is dropped) releases the lock.
+    _file: std::fs::File,
     /// Says whose stale lock was taken over, if one was.
     note: Option<String>,
 }
 
-/// True when a process with this id runs (on Unix: `kill(pid, 0)`; elsewhere
-/// every lock is taken to be held).
-fn process_alive(pid: u32) -> bool {
+/// True when `path` still names the file open as `file` (on Unix: the same
+/// device and inode). A trainer that ends removes its lock file before
+/// closing it, so a lock taken on a file that has since been removed (or
+/// replaced) is no lock: the caller tries again.
+fn still_names(path: &Path, file: &std::fs::File) -> bool {
     #[cfg(unix)]
     {
-        let Ok(pid) = i32::try_from(pid) else {
-            return false;
-        };
-        if pid <= 0 {
-            return false;
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(path), file.metadata()) {
+            (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+            _ => false,
         }
-        // SAFETY: signal 0 only checks whether the process exists.
-        let r = unsafe { libc::kill(pid, 0) };
-        r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
     }
     #[cfg(not(unix))]
     {
-        let _ = pid;
+        // No inode to compare: the path is taken to name it.
+        let _ = (path, file);
         true
     }
 }
@@ -556,97 +561,75 @@ impl RunLock {
 
     /// Takes the lock of run directory `dir` (which must exist).
     pub fn acquire(dir: &Path) -> Result<RunLock, TrainError> {
+        use std::io::{Read, Seek, Write};
         let path = dir.join(LOCK_FILE);
         let me = std::process::id();
-        let tmp = uno_agents::neural::tmp_path_for(&path);
-        std::fs::write(&tmp, format!("{me}\n")).map_err(io_error("create", &tmp))?;
-        let result = Self::link(&tmp, &path, me);
-        let _ = std::fs::remove_file(&tmp);
-        result
-    }
-
-    /// Creates `path` holding `tmp`'s contents, failing if it exists: a hard
-    /// link (atomic with its contents), or where the file system has none,
-    /// a file created exclusively and then written.
-    fn create(tmp: &Path, path: &Path, me: u32) -> std::io::Result<()> {
-        match std::fs::hard_link(tmp, path) {
-            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
-                use std::io::Write;
-                let mut f = std::fs::OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .open(path)?;
-                writeln!(f, "{me}")
-            }
-            other => other,
-        }
-    }
-
-    fn link(tmp: &Path, path: &Path, me: u32) -> Result<RunLock, TrainError> {
-        let held = |pid: Option<u32>| {
-            TrainError::Locked(format!(
-                "another `train` ({}) is using {}: wait for it to end (if no training runs there, delete {})",
-                match pid {
-                    Some(p) if p == me => "a Trainer of this same process".to_string(),
-                    Some(p) => format!("process {p}"),
-                    None => "a process".to_string(),
-                },
-                path.parent().unwrap_or(path).display(),
-                path.display()
-            ))
-        };
-        let mut note = None;
-        for _ in 0..2 {
-            match Self::create(tmp, path, me) {
-                Ok(()) => {
-                    // After taking over a stale lock, another process may
-                    // have done the same: the file says who won.
-                    let owner = std::fs::read_to_string(path).unwrap_or_default();
-                    return match owner.trim().parse::<u32>() {
-                        Ok(pid) if pid == me => Ok(RunLock {
-                            path: path.to_path_buf(),
-                            note,
-                        }),
-                        Ok(pid) => Err(held(Some(pid))),
-                        Err(_) => Err(held(None)),
-                    };
+        for _ in 0..8 {
+            let mut file = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .map_err(io_error("create", &path))?;
+            let mut owner = String::new();
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    // Its holder may still be writing its id: then "a process".
+                    let _ = file.read_to_string(&mut owner);
+                    return Err(TrainError::Locked(format!(
+                        "another `train` ({}) is using {} (it holds {}): wait for it to end",
+                        match owner.trim().parse::<u32>() {
+                            Ok(p) if p == me => "a Trainer of this same process".to_string(),
+                            Ok(p) => format!("process {p}"),
+                            Err(_) => "a process".to_string(),
+                        },
+                        dir.display(),
+                        path.display(),
+                    )));
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let owner = std::fs::read_to_string(path).unwrap_or_default();
-                    // Without hard links a lock is empty for a moment after
-                    // it is created: an empty one is stale only once it is old.
-                    let fresh = || {
-                        std::fs::metadata(path)
-                            .and_then(|m| m.modified())
-                            .ok()
-                            .and_then(|t| t.elapsed().ok())
-                            .is_some_and(|age| age.as_secs() < 10)
-                    };
-                    match owner.trim().parse::<u32>() {
-                        Ok(pid) if process_alive(pid) => return Err(held(Some(pid))),
-                        Err(_) if fresh() => return Err(held(None)),
-                        _ => {
-                            note = Some(format!(
-                                "note: taking over the lock {} of a `train` that is no longer running ({})",
-                                path.display(),
-                                match owner.trim() {
-                                    "" => "empty".to_string(),
-                                    o => format!("process {o}"),
-                                }
-                            ));
-                            let _ = std::fs::remove_file(path);
-                        }
-                    }
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(TrainError::Locked(format!(
+                        "cannot lock {}: {e} (the file system may not support file locks; \
+                         give --out on a local disk)",
+                        path.display()
+                    )));
                 }
-                Err(source) => return Err(io_error("create", path)(source)),
             }
+            if !still_names(&path, &file) {
+                continue;
+            }
+            file.read_to_string(&mut owner)
+                .map_err(io_error("read", &path))?;
+            let note = (!owner.trim().is_empty()).then(|| {
+                format!(
+                    "note: taking over the lock {} of a `train` that is no longer running (process {})",
+                    path.display(),
+                    owner.trim()
+                )
+            });
+            file.set_len(0)
+                .and_then(|()| file.rewind())
+                .and_then(|()| writeln!(file, "{me}"))
+                .map_err(io_error("write", &path))?;
+            return Ok(RunLock {
+                path,
+                _file: file,
+                note,
+            });
         }
-        Err(held(None))
+        Err(TrainError::Locked(format!(
+            "another `train` is starting and ending in {} over and over: try again",
+            dir.display()
+        )))
     }
 }
 
 impl Drop for RunLock {
     fn drop(&mut self) {
+        // Removed while still locked (see `still_names`); closing the file
+        // (after this) releases the lock.
         let _ = std::fs::remove_file(&self.path);
     }
 }
@@ -1568,7 +1551,6 @@ impl Trainer {
         let first_update = self.state.updates;
         let mut window = (Instant::now(), self.state.steps);
         let mut rate = 0.0;
-        let mut since_ckpt = 0u64;
         while self.state.steps < self.cfg.steps && !stop.load(Ordering::Relaxed) {
             snaps.resize_with(self.pool.len(), Group::default);
             let roll = Instant::now();
@@ -1630,22 +1612,27 @@ impl Trainer {
             if rate == 0.0 {
                 rate = update_rate;
             }
-            since_ckpt += 1;
             if self.cfg.snapshot_every > 0
                 && self.state.updates.is_multiple_of(self.cfg.snapshot_every)
             {
                 self.add_snapshot()?;
             }
-            if self.evaluates() && self.state.updates.is_multiple_of(self.cfg.eval_every) {
+            // Saved at every multiple of `checkpoint_every` updates of the
+            // run (not of this session: a resumed run keeps the schedule its
+            // pool snapshots follow), and before every evaluation.
+            let evaluate =
+                self.evaluates() && self.state.updates.is_multiple_of(self.cfg.eval_every);
+            if evaluate
+                || self
+                    .state
+                    .updates
+                    .is_multiple_of(self.cfg.checkpoint_every.max(1))
+            {
                 self.state.seconds = base_seconds + start.elapsed().as_secs_f64();
                 self.save()?;
-                since_ckpt = 0;
-                self.evaluate_until(&stop)?;
             }
-            if since_ckpt >= self.cfg.checkpoint_every.max(1) {
-                self.state.seconds = base_seconds + start.elapsed().as_secs_f64();
-                self.save()?;
-                since_ckpt = 0;
+            if evaluate {
+                self.evaluate_until(&stop)?;
             }
             on_progress(&self.progress(rate));
         }

@@ -296,7 +296,8 @@ pub fn check_meta_compatible(
     shown: &str,
     game: &Game,
 ) -> Result<Option<String>, NeuralError> {
-    meta.check_loadable(EXPECTED)?;
+    meta.check_loadable(EXPECTED)
+        .map_err(|e| e.in_checkpoint(Path::new(shown)))?;
     let name = &game.rules().name;
     let mut notes = Vec::new();
     // By name, or else by content: the same rules under another name (a

@@ -599,7 +599,7 @@ pub fn read_meta(dir: &Path) -> Result<CheckpointMeta, NeuralError> {
             path: path.clone(),
             message: e.to_string(),
         })?;
-    meta.validate()?;
+    meta.validate().map_err(|e| e.in_checkpoint(dir))?;
     Ok(meta)
 }
 
@@ -624,7 +624,9 @@ pub fn load_checkpoint_on(
 ) -> Result<(PolicyValueNet, CheckpointMeta), NeuralError> {
     let meta = read_meta(dir)?;
     let widen_to = match expected {
-        Some(expected) => meta.check_loadable(expected)?,
+        Some(expected) => meta
+            .check_loadable(expected)
+            .map_err(|e| e.in_checkpoint(dir))?,
         None => None,
     };
     let model = dir.join(MODEL_FILE);

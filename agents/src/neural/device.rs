@@ -18,9 +18,10 @@ pub fn available_devices() -> Vec<&'static str> {
     v
 }
 
-/// The device called `name` (`cpu`, `wgpu`, `cuda`, `cuda:N`), without autodiff.
+/// The device called `name` (`cpu`, `wgpu`, `cuda`, `cuda:N`, in any case, as
+/// preset names are), without autodiff.
 pub fn device_by_name(name: &str) -> Result<Device, NeuralError> {
-    match name {
+    match name.to_ascii_lowercase().as_str() {
         "cpu" | "flex" => Ok(Device::flex()),
         #[cfg(feature = "wgpu")]
         "wgpu" | "gpu" => Ok(Device::wgpu(burn::tensor::DeviceKind::DefaultDevice)),
@@ -49,6 +50,7 @@ mod tests {
     #[test]
     fn cpu_is_always_available_and_unknown_devices_are_errors() {
         assert!(device_by_name("cpu").is_ok());
+        assert!(device_by_name("CPU").is_ok(), "in any case");
         let err = device_by_name("tpu").unwrap_err().to_string();
         assert!(err.contains("not available"), "{err}");
         assert!(available_devices().contains(&"cpu"));

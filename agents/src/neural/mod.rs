@@ -10,7 +10,7 @@ mod device;
 mod net;
 mod policy;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub use agent::{
     EXPECTED, NeuralAgent, build_checkpoint, check_compatible, check_compatible_all,
@@ -40,8 +40,13 @@ pub enum NeuralError {
         "does not exist"
     })]
     MissingDir(PathBuf),
-    /// A file the checkpoint needs is missing.
-    #[error("checkpoint file {0} is missing")]
+    /// A file the checkpoint needs is missing (or something else, such as a
+    /// directory, is in its place).
+    #[error("checkpoint file {} {}", .0.display(), if .0.exists() {
+        "is not a file (something else is in its place)"
+    } else {
+        "is missing"
+    })]
     MissingFile(PathBuf),
     /// The directory is a training run's, not a checkpoint: its checkpoints
     /// are in `latest/` and `best/`.
@@ -128,4 +133,39 @@ pub enum NeuralError {
     /// Input slices have the wrong length for the requested batch.
     #[error("shape error: {0}")]
     Shape(String),
+    /// A check of a checkpoint's metadata that names no file (a version,
+    /// a size, the network config) failed for the checkpoint in `dir`.
+    #[error("checkpoint {}: {source}", .dir.display())]
+    InCheckpoint {
+        /// The checkpoint directory.
+        dir: PathBuf,
+        /// What is wrong with it.
+        source: Box<NeuralError>,
+    },
+}
+
+impl NeuralError {
+    /// This error, naming checkpoint `dir` when it names no file of its own
+    /// (so that with several checkpoints the message says which one).
+    pub fn in_checkpoint(self, dir: &Path) -> NeuralError {
+        match self {
+            NeuralError::UnsupportedFormat { .. }
+            | NeuralError::ObsVersionMismatch { .. }
+            | NeuralError::ObsDimMismatch { .. }
+            | NeuralError::NumActionsMismatch { .. }
+            | NeuralError::InvalidConfig(_) => NeuralError::InCheckpoint {
+                dir: dir.to_path_buf(),
+                source: Box::new(self),
+            },
+            other => other,
+        }
+    }
+
+    /// The error itself, or the one an [`NeuralError::InCheckpoint`] wraps.
+    pub fn root(&self) -> &NeuralError {
+        match self {
+            NeuralError::InCheckpoint { source, .. } => source.root(),
+            other => other,
+        }
+    }
 }

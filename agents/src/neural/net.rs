@@ -47,6 +47,17 @@ fn default_hidden() -> Vec<usize> {
     vec![256, 256]
 }
 
+/// As in messages: "hidden [256, 256], layer_norm false (1278 inputs, 98 outputs)".
+impl std::fmt::Display for NetConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "hidden {:?}, layer_norm {} ({} inputs, {} outputs)",
+            self.hidden, self.layer_norm, self.obs_dim, self.num_actions
+        )
+    }
+}
+
 impl NetConfig {
     /// A config with the default trunk (`[256, 256]`, no LayerNorm).
     pub fn new(obs_dim: usize, num_actions: usize) -> Self {

@@ -484,27 +484,51 @@ mod tests {
         ));
         save_checkpoint(&dir, &net, &meta_for(&cfg)).expect("save");
 
-        // Expected-shape mismatches.
+        // Expected-shape mismatches, each naming the checkpoint (an arena
+        // given several says which one).
+        let refused = |e: NeuralError| {
+            assert!(
+                e.to_string()
+                    .starts_with(&format!("checkpoint {}: ", dir.display())),
+                "{e}"
+            );
+            e
+        };
+        let e = refused(
+            load_checkpoint(&dir, Some((4, 6, 5)))
+                .map(|_| ())
+                .unwrap_err(),
+        );
         assert!(matches!(
-            load_checkpoint(&dir, Some((4, 6, 5))),
-            Err(NeuralError::ObsVersionMismatch {
+            e.root(),
+            NeuralError::ObsVersionMismatch {
                 expected: 4,
                 found: 3
-            })
+            }
         ));
+        let e = refused(
+            load_checkpoint(&dir, Some((3, 7, 5)))
+                .map(|_| ())
+                .unwrap_err(),
+        );
         assert!(matches!(
-            load_checkpoint(&dir, Some((3, 7, 5))),
-            Err(NeuralError::ObsDimMismatch {
+            e.root(),
+            NeuralError::ObsDimMismatch {
                 expected: 7,
                 found: 6
-            })
+            }
         ));
+        let e = refused(
+            load_checkpoint(&dir, Some((3, 6, 9)))
+                .map(|_| ())
+                .unwrap_err(),
+        );
         assert!(matches!(
-            load_checkpoint(&dir, Some((3, 6, 9))),
-            Err(NeuralError::NumActionsMismatch {
+            e.root(),
+            NeuralError::NumActionsMismatch {
                 expected: 9,
                 found: 5
-            })
+            }
         ));
 
         // Truncated weights.
@@ -553,30 +577,31 @@ mod tests {
         let mut meta = meta_for(&cfg);
         meta.format_version = 99;
         std::fs::write(&meta_path, serde_json::to_vec(&meta).expect("json")).expect("write");
+        let e = refused(read_meta(&dir).unwrap_err());
         assert!(matches!(
-            read_meta(&dir),
-            Err(NeuralError::UnsupportedFormat { found: 99, .. })
+            e.root(),
+            NeuralError::UnsupportedFormat { found: 99, .. }
         ));
         let mut meta = meta_for(&cfg);
         meta.obs_dim = 7;
         std::fs::write(&meta_path, serde_json::to_vec(&meta).expect("json")).expect("write");
-        assert!(matches!(
-            read_meta(&dir),
-            Err(NeuralError::InvalidConfig(_))
-        ));
+        let e = refused(read_meta(&dir).unwrap_err());
+        assert!(matches!(e.root(), NeuralError::InvalidConfig(_)));
         let mut meta = meta_for(&cfg);
         meta.net.hidden = vec![1 << 20, 1 << 20];
         std::fs::write(&meta_path, serde_json::to_vec(&meta).expect("json")).expect("write");
-        assert!(matches!(
-            read_meta(&dir),
-            Err(NeuralError::InvalidConfig(_))
-        ));
+        let e = refused(read_meta(&dir).unwrap_err());
+        assert!(matches!(e.root(), NeuralError::InvalidConfig(_)));
         // A table size no game has (0, 1, 11 players) is corrupt metadata.
         for players in [0, 1, 11, 99] {
             let mut meta = meta_for(&cfg);
             meta.players = players;
             std::fs::write(&meta_path, serde_json::to_vec(&meta).expect("json")).expect("write");
-            match read_meta(&dir) {
+            match read_meta(&dir)
+                .map_err(refused)
+                .as_ref()
+                .map_err(NeuralError::root)
+            {
                 Err(NeuralError::InvalidConfig(m)) => {
                     assert!(m.contains(&format!("{players} players")), "{m}")
                 }

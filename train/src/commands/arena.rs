@@ -108,8 +108,9 @@ pub fn run(a: Args) -> CmdResult {
     let block = if league.is_some() { 2 } else { seating.block() };
     if !a.games.is_multiple_of(block) {
         eprintln!(
-            "note: {} games is not a multiple of {block} ({}): every agent sits in every seat equally only over whole blocks of {block} games",
+            "note: {} {} not a multiple of {block} ({}): every agent sits in every seat equally only over whole blocks of {block} games",
             a.games,
+            if a.games == 1 { "game is" } else { "games is" },
             match (league.is_some(), seating.orders()) {
                 (true, _) => "the agents of a pairing".to_string(),
                 (false, 0 | 1) => "the number of agents".to_string(),

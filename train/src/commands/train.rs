@@ -94,9 +94,10 @@ pub fn run(a: Args) -> CmdResult {
         && (&cfg.init != init || cfg.grow != *grow)
     {
         return Err(format!(
-            "init and grow start a new run from a checkpoint; --resume continues the run in {} as it started (init = {:?}, grow = {grow}), so the config cannot change them",
+            "init and grow start a new run from a checkpoint; --resume continues the run in {} as it started (init = {}, grow = {grow}), so the config cannot change them",
             a.out.display(),
-            init.as_ref().map(|p| p.display().to_string())
+            init.as_ref()
+                .map_or("none".to_string(), |p| format!("\"{}\"", p.display()))
         ));
     }
     if !cfg.tables.is_empty() && (a.rules.is_some() || a.players.is_some()) {
@@ -251,7 +252,9 @@ pub fn run(a: Args) -> CmdResult {
         let cut = eval_truncated(&s.eval);
         if cut > 0 {
             println!(
-                "note: {cut} evaluation rounds were cut short at the decision cap (an untrained network that keeps pressing or drawing): they count as lost"
+                "note: {cut} evaluation {} cut short at the decision cap (an untrained network that keeps pressing or drawing): {} as lost",
+                if cut == 1 { "round was" } else { "rounds were" },
+                if cut == 1 { "it counts" } else { "they count" },
             );
         }
     }
