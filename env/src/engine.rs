@@ -221,7 +221,7 @@ impl Game {
     /// F-3: the current player's time ran out (an input event from whoever
     /// drives the game): they take `timeout_draw` cards and the turn passes.
     /// It counts as the player's decision towards `max_decisions`.
-    /// [reading] In every edition, as the timer options are (docs/env.md);
+    /// \[reading\] In every edition, as the timer options are (docs/env.md);
     /// with a launcher every one of the `timeout_draw` presses is made.
     pub fn timeout<E: Events>(&self, s: &mut State, ev: &mut E) -> Result<(), ActionError> {
         if s.phase != Phase::Play {
