@@ -1320,6 +1320,17 @@ impl Trainer {
         &self.state
     }
 
+    /// The run's tables as `(rules name, players)`: the names of the rules
+    /// played, which differ from the config's `rules` when that is a file's
+    /// path (or a file gone since the run started, resumed with the rules
+    /// its checkpoint records).
+    pub fn tables(&self) -> Vec<(&str, usize)> {
+        self.tables
+            .iter()
+            .map(|t| (t.rules.name.as_str(), t.players))
+            .collect()
+    }
+
     /// The configuration.
     pub fn config(&self) -> &TrainConfig {
         &self.cfg

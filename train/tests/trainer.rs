@@ -2423,7 +2423,11 @@ fn a_relative_rules_path_resumes_from_another_directory_and_a_moved_file_from_th
         &["--out", run_arg, "--resume", "--steps", "20000"],
     );
     assert!(!stderr.contains("cannot read rules file"), "{stderr}");
-    // The file moved: the checkpoint's rules.
+    assert!(
+        stderr.contains(&format!("resuming {recorded} at 2 players")),
+        "{stderr}"
+    );
+    // The file moved: the checkpoint's rules, named so on the start line too.
     std::fs::rename(dir.join("short.toml"), dir.join("moved.toml")).unwrap();
     let stderr = train(
         &elsewhere,
@@ -2431,7 +2435,8 @@ fn a_relative_rules_path_resumes_from_another_directory_and_a_moved_file_from_th
     );
     assert!(
         stderr.contains("cannot read rules file")
-            && stderr.contains("resuming with the rules `short`"),
+            && stderr.contains("resuming with the rules `short`")
+            && stderr.contains("resuming short at 2 players"),
         "{stderr}"
     );
     let meta = std::fs::read_to_string(run.join("latest/meta.json")).unwrap();

@@ -173,7 +173,18 @@ pub fn run(a: Args) -> CmdResult {
     {
         let c = trainer.config();
         let what = if c.tables.is_empty() {
-            format!("{} at {} players", c.rules, c.players)
+            // A rules file gone since the run started is named by the rules
+            // the run resumes with (the notes above say so), not its path.
+            let rules = match trainer.tables().first() {
+                Some((name, _))
+                    if uno_env::rules::preset_name(&c.rules).is_none()
+                        && !std::path::Path::new(&c.rules).exists() =>
+                {
+                    name.to_string()
+                }
+                _ => c.rules.clone(),
+            };
+            format!("{rules} at {} players", c.players)
         } else {
             c.tables.join(", ")
         };
