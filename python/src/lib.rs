@@ -15,7 +15,9 @@
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::{PyIndexError, PyOverflowError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{
+    PyBool, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString, PyTuple, PyType,
+};
 use std::sync::{Arc, Mutex};
 use uno_env::obs::{ORACLE_SIZE, PIECES, encode, encode_oracle, write_mask};
 use uno_env::vec_env::{BatchMut, terminal_rewards};
@@ -404,7 +406,9 @@ fn u64_arg(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<u64> {
                 "{name} = {shown} is out of range: it is an unsigned 64-bit integer (0 to 2**64 - 1)"
             ))
         } else {
-            e
+            // pyo3's says "'float' object cannot be interpreted as an
+            // integer", naming no argument.
+            int_type_error(name, obj)
         }
     })
 }
@@ -1463,6 +1467,16 @@ fn writable<'py, T: numpy::Element, D: numpy::ndarray::Dimension>(
             want_shape
         )));
     }
+    // Rust writes rows in order: strides set in place (Fortran order, or a
+    // gap between values) would scramble the rows numpy shows, or be refused
+    // later by a message that names no buffer.
+    if !b.is_c_contiguous() {
+        return Err(value_error(format!(
+            "buffer `{name}` was changed to strides {:?}; the env writes its rows one after another \
+             (C order): do not change its strides (copy it instead)",
+            b.strides()
+        )));
+    }
     b.try_readwrite().map_err(|e| {
         value_error(format!(
             "buffer `{name}` cannot be written ({e}): the env writes every buffer in place"
@@ -1590,10 +1604,13 @@ impl PyVecEnv {
             )*};
         }
         fast_path!(i64, i32, u32, u8, u64, i16, u16, i8);
-        // An iterator (a generator) has no length: numpy would make it one object.
+        // An iterator (a generator) has no length: numpy would make it one
+        // object; a set has no order (numpy, too, makes it one object).
         if actions.is_none()
             || actions.cast::<PyDict>().is_ok()
             || actions.cast::<PyString>().is_ok()
+            || actions.cast::<PySet>().is_ok()
+            || actions.cast::<PyFrozenSet>().is_ok()
             || actions.hasattr("__next__")?
         {
             return Err(PyTypeError::new_err(format!(

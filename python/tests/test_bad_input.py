@@ -81,6 +81,15 @@ def test_a_failed_reset_keeps_the_seed():
     assert np.array_equal(env.obs, before)
 
 
+def _set_strides(a, strides):
+    """`a.strides = strides` (deprecated since numpy 2.4, still possible)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        a.strides = strides
+
+
 @pytest.mark.parametrize(
     "name,change",
     [
@@ -88,6 +97,11 @@ def test_a_failed_reset_keeps_the_seed():
         ("mask", lambda a: setattr(a, "dtype", np.int8)),
         ("obs", lambda a: setattr(a, "shape", (-1,))),
         ("reward", lambda a: setattr(a, "dtype", np.int32)),
+        # Fortran order: the same dtype and shape, but rows written in C
+        # order read back scrambled (2026-11-29: stepped without an error).
+        ("obs", lambda a: _set_strides(a, (4, 16))),
+        # A gap between values: refused before, by a message naming no buffer.
+        ("seat", lambda a: _set_strides(a, (8,))),
     ],
 )
 def test_a_retyped_or_reshaped_buffer_is_refused(name, change):
@@ -215,7 +229,24 @@ def test_a_generator_of_actions_is_a_type_error_naming_it():
     before = env.obs.copy()
     with pytest.raises(TypeError, match="got generator"):
         env.step(int(x) for x in env.mask.argmax(1))
+    # A set has no order (it used to be a ValueError about "0 dimensions").
+    for unordered in (set, frozenset):
+        with pytest.raises(TypeError, match=f"got {unordered.__name__}"):
+            env.step(unordered(range(4)))
     assert (env.obs == before).all()
+
+
+def test_a_seed_that_is_no_int_is_a_type_error_naming_the_seed():
+    # pyo3's own message named no argument ("'float' object cannot be
+    # interpreted as an integer").
+    with pytest.raises(TypeError, match="seed must be an int, got float"):
+        ua.VecEnv("classic", 2, 2, seed=1.5)
+    env = ua.VecEnv("classic", 2, 2, seed=3)
+    with pytest.raises(TypeError, match="seed must be an int, got float"):
+        env.reset(seed=1.0)
+    assert env.seed == 3
+    with pytest.raises(TypeError, match="seed must be an int, got str"):
+        ua.Game("classic", 2).new_state(seed="7")
 
 
 def test_a_game_as_rules_brings_its_table_size():
