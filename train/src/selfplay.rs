@@ -765,6 +765,10 @@ impl Group {
 /// One table of a run (rules and table size) with its games.
 struct Table {
     rules: Rules,
+    /// The rules as the run names them: its `--rules` / `--tables` spec (a
+    /// preset or a file's path), or, for a file gone since the run started,
+    /// the name of the rules its checkpoint records.
+    spec: String,
     players: usize,
     env: VecEnv,
     buf: Buffers,
@@ -1020,8 +1024,8 @@ impl Trainer {
         let mut tables = Vec::with_capacity(list.len());
         let mut table_of = Vec::with_capacity(cfg.envs);
         for (k, (name, players)) in list.iter().enumerate() {
-            let rules = match Rules::load(name) {
-                Ok(rules) => rules,
+            let (rules, spec) = match Rules::load(name) {
+                Ok(rules) => (rules, name.clone()),
                 // A rules file gone since the run started (moved, or a relative
                 // path of a run from before 2026-11-29 resumed from another
                 // directory): the run goes on with the rules its last
@@ -1036,7 +1040,8 @@ impl Trainer {
                         recorded.name,
                         meta_file.display()
                     ));
-                    recorded
+                    let spec = recorded.name.clone();
+                    (recorded, spec)
                 }
                 Err(e) => return Err(TrainError::Config(e.to_string())),
             };
@@ -1062,6 +1067,7 @@ impl Trainer {
                 .map_err(|e| TrainError::Config(e.to_string()))?;
             tables.push(Table {
                 rules,
+                spec,
                 players: *players,
                 env,
                 buf: Buffers::new(n),
@@ -1320,15 +1326,19 @@ impl Trainer {
         &self.state
     }
 
-    /// The run's tables as `(rules name, players)`: the names of the rules
-    /// played, which differ from the config's `rules` when that is a file's
-    /// path (or a file gone since the run started, resumed with the rules
-    /// its checkpoint records).
-    pub fn tables(&self) -> Vec<(&str, usize)> {
-        self.tables
-            .iter()
-            .map(|t| (t.rules.name.as_str(), t.players))
-            .collect()
+    /// What the run plays, as its start line says: `rules at N players`, or
+    /// `rules:N, rules:N…` for several tables. The rules as the run names
+    /// them (a preset or a file's path), but for a rules file gone since the
+    /// run started the name of the rules it resumed with.
+    pub fn describe_tables(&self) -> String {
+        match self.tables.as_slice() {
+            [t] => format!("{} at {} players", t.spec, t.players),
+            tables => tables
+                .iter()
+                .map(|t| format!("{}:{}", t.spec, t.players))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
     }
 
     /// The configuration.

@@ -494,37 +494,29 @@ mod tests {
             );
             e
         };
-        let e = refused(
-            load_checkpoint(&dir, Some((4, 6, 5)))
-                .map(|_| ())
-                .unwrap_err(),
-        );
+        let refused_load = |expected| {
+            refused(
+                load_checkpoint(&dir, Some(expected))
+                    .map(|_| ())
+                    .unwrap_err(),
+            )
+        };
         assert!(matches!(
-            e.root(),
+            refused_load((4, 6, 5)).root(),
             NeuralError::ObsVersionMismatch {
                 expected: 4,
                 found: 3
             }
         ));
-        let e = refused(
-            load_checkpoint(&dir, Some((3, 7, 5)))
-                .map(|_| ())
-                .unwrap_err(),
-        );
         assert!(matches!(
-            e.root(),
+            refused_load((3, 7, 5)).root(),
             NeuralError::ObsDimMismatch {
                 expected: 7,
                 found: 6
             }
         ));
-        let e = refused(
-            load_checkpoint(&dir, Some((3, 6, 9)))
-                .map(|_| ())
-                .unwrap_err(),
-        );
         assert!(matches!(
-            e.root(),
+            refused_load((3, 6, 9)).root(),
             NeuralError::NumActionsMismatch {
                 expected: 9,
                 found: 5

@@ -172,22 +172,7 @@ pub fn run(a: Args) -> CmdResult {
     }
     {
         let c = trainer.config();
-        let what = if c.tables.is_empty() {
-            // A rules file gone since the run started is named by the rules
-            // the run resumes with (the notes above say so), not its path.
-            let rules = match trainer.tables().first() {
-                Some((name, _))
-                    if uno_env::rules::preset_name(&c.rules).is_none()
-                        && !std::path::Path::new(&c.rules).exists() =>
-                {
-                    name.to_string()
-                }
-                _ => c.rules.clone(),
-            };
-            format!("{rules} at {} players", c.players)
-        } else {
-            c.tables.join(", ")
-        };
+        let what = trainer.describe_tables();
         eprintln!(
             "{} {what} to {} steps in {} (Ctrl-C saves a checkpoint and stops)",
             if a.resume { "resuming" } else { "training" },
