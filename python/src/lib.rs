@@ -32,6 +32,77 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
+/// The process that loaded the extension (set when the module is initialised).
+static LOADED_IN: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+
+/// A rayon pool of this process's own, for a `fork()`ed child (see [`fork_safe`]).
+static CHILD_POOL: Mutex<Option<(u32, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
+
+/// Runs `f`, which may run the networks' kernels (burn's CPU backend and its
+/// matrix products spread large batches over rayon's global pool), so that it
+/// cannot hang in a `fork()`ed child. The global pool is created once per
+/// process, and a child forked after the parent created it inherits the pool
+/// without its threads: work handed to it would wait forever (a
+/// `multiprocessing` worker with the `fork` start method, after a large
+/// `Policy.forward` or a `checkpoint:` opponent in the parent). In the process
+/// that loaded the extension `f` runs as is; in any other (a forked child)
+/// it runs in a pool of that process's own, so the kernels use that pool.
+pub(crate) fn fork_safe<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    let pid = std::process::id();
+    if LOADED_IN.get().is_none_or(|&p| p == pid) {
+        return f();
+    }
+    let pool = {
+        // A lock poisoned by a panic still holds a usable pool (or none).
+        let mut slot = CHILD_POOL.lock().unwrap_or_else(|e| e.into_inner());
+        match &*slot {
+            Some((p, pool)) if *p == pid => Some(pool.clone()),
+            // None yet, or the parent's (this child forked from a child).
+            _ => rayon::ThreadPoolBuilder::new()
+                .thread_name(|i| format!("uno-attack-fork-{i}"))
+                .build()
+                .ok()
+                .map(|pool| {
+                    let pool = Arc::new(pool);
+                    // A parent's pool is left as it is (its threads are not here).
+                    if let Some(old) = slot.replace((pid, pool.clone())) {
+                        std::mem::forget(old);
+                    }
+                    pool
+                }),
+        }
+    };
+    match pool {
+        Some(pool) => pool.install(f),
+        None => f(),
+    }
+}
+
+/// The error for an array that another thread holds while this call needs it
+/// (numpy's borrow flags, which the env's `reset` / `step` and `Policy.forward`
+/// set while they run with the GIL released).
+fn busy(what: &str, e: numpy::BorrowError) -> PyErr {
+    match e {
+        numpy::BorrowError::AlreadyBorrowed => pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "{what} is in use by a call running in another thread (a VecEnv reset or step writing \
+             its buffers, or a Policy.forward reading them, with the GIL released): call this \
+             when that call has returned, or pass a copy"
+        )),
+        other => value_error(format!("{what}: {other}")),
+    }
+}
+
+/// `arr` (already of `T` and `D`, C-contiguous) read-only for Rust, or
+/// [`busy`] when another thread's call holds it.
+fn read_array<'py, T: numpy::Element, D: numpy::ndarray::Dimension>(
+    arr: &Bound<'py, PyAny>,
+    what: &str,
+) -> PyResult<numpy::PyReadonlyArray<'py, T, D>> {
+    arr.cast::<numpy::PyArray<T, D>>()?
+        .try_readonly()
+        .map_err(|e| busy(what, e))
+}
+
 /// `json.dumps`'s `default` hook: a numpy scalar (`np.int64(7)`, `np.float32`,
 /// `np.bool_`, as parameter sweeps produce them) becomes its Python value;
 /// anything else is json's own TypeError.
@@ -532,15 +603,16 @@ fn describe_obs(obs: &Bound<'_, PyAny>) -> PyResult<String> {
     // Any array-like of numbers (a list, float64, a strided row) as float32.
     let expected = format!("an observation must be an array of {OBS_SIZE} numbers");
     let arr = contiguous(obs, "float32", &expected)?;
-    let arr: PyReadonlyArray1<'_, f32> = arr.extract().map_err(|_| {
+    if arr.cast::<PyArray1<f32>>().is_err() {
         let shape = arr
             .getattr("shape")
             .and_then(|s| s.str())
             .map_or_else(|_| "?".into(), |s| s.to_string());
-        value_error(format!(
+        return Err(value_error(format!(
             "an observation is one row of {OBS_SIZE} values, got an array of shape {shape}"
-        ))
-    })?;
+        )));
+    }
+    let arr: PyReadonlyArray1<'_, f32> = read_array(&arr, "the observation")?;
     let s = arr.as_slice().map_err(value_error)?;
     if s.len() != OBS_SIZE {
         return Err(value_error(format!(
@@ -1235,7 +1307,7 @@ impl PyAgent {
     #[pyo3(signature = (spec, seed = 0))]
     fn new(spec: &str, #[pyo3(from_py_with = seed_arg)] seed: u64) -> PyResult<Self> {
         let parsed = uno_agents::parse_spec(spec).map_err(value_error)?;
-        let agent = uno_agents::build(&parsed, seed).map_err(value_error)?;
+        let agent = fork_safe(|| uno_agents::build(&parsed, seed)).map_err(value_error)?;
         Ok(PyAgent {
             agent: Mutex::new(agent),
             spec: spec.to_string(),
@@ -1261,8 +1333,9 @@ impl PyAgent {
             .current_player()
             .ok_or_else(|| value_error("the round is over: nobody is to act"))?;
         self.check_game(py, &state.game)?;
-        let mut agent = self.agent.lock().map_err(value_error)?;
-        Ok(agent.act(&state.game, &state.state, seat))
+        let mut guard = self.agent.lock().map_err(value_error)?;
+        let agent: &mut (dyn uno_agents::Agent + Send) = &mut **guard;
+        Ok(fork_safe(|| agent.act(&state.game, &state.state, seat)))
     }
 
     /// The action of the seat to act in every game of `env` (a `VecEnv`):
@@ -1293,8 +1366,9 @@ impl PyAgent {
         let game = inner.game();
         let agent = &self.agent;
         py.detach(|| -> PyResult<()> {
-            let mut agent = agent.lock().map_err(value_error)?;
-            agent.act_batch(game, &states, &seats, None, &mut out);
+            let mut guard = agent.lock().map_err(value_error)?;
+            let agent: &mut (dyn uno_agents::Agent + Send) = &mut **guard;
+            fork_safe(|| agent.act_batch(game, &states, &seats, None, &mut out));
             Ok(())
         })?;
         Ok(PyArray1::from_vec(
@@ -1416,7 +1490,9 @@ fn opponent_specs(opponents: &Bound<'_, PyAny>) -> PyResult<Vec<uno_agents::Agen
 /// A batch of games stepped together in Rust (auto-reset; see the Python docs).
 #[pyclass(name = "VecEnv", module = "uno_attack._core")]
 struct PyVecEnv {
-    env: Inner,
+    /// Dropped by hand (see `Drop`): not in a forked child, where its worker
+    /// threads do not exist to be joined.
+    env: std::mem::ManuallyDrop<Inner>,
     /// The compiled game, shared by every `state(i)` and `game` handed out
     /// (one copy per env, not per call; agents recognise it by pointer).
     game: Arc<Game>,
@@ -1428,6 +1504,22 @@ struct PyVecEnv {
     legal_rows: usize,
     /// A `reset` has written the first observations (until then the buffers hold zeros).
     started: bool,
+}
+
+impl Drop for PyVecEnv {
+    /// Drops the env, except in a `fork()`ed child of the process that built it
+    /// with worker threads: they do not exist there, and joining them panicked
+    /// (`threads should not terminate unexpectedly`, printed by `del env` or at
+    /// the child's exit). There the env is left to the process's end, as its
+    /// memory is: the child's copy of the parent's.
+    fn drop(&mut self) {
+        if self.env.threads() > 1 && std::process::id() != self.pid {
+            return;
+        }
+        // SAFETY: `env` is not used after this (the env is being dropped), and
+        // this is the only place that drops it.
+        unsafe { std::mem::ManuallyDrop::drop(&mut self.env) }
+    }
 }
 
 impl PyVecEnv {
@@ -1477,10 +1569,13 @@ fn writable<'py, T: numpy::Element, D: numpy::ndarray::Dimension>(
             b.strides()
         )));
     }
-    b.try_readwrite().map_err(|e| {
-        value_error(format!(
+    b.try_readwrite().map_err(|e| match e {
+        // Another thread's call reads it with the GIL released (a
+        // `Policy.forward(env.obs)`): refused, and nothing changes.
+        numpy::BorrowError::AlreadyBorrowed => busy(&format!("buffer `{name}`"), e),
+        _ => value_error(format!(
             "buffer `{name}` cannot be written ({e}): the env writes every buffer in place"
-        ))
+        )),
     })
 }
 
@@ -1566,9 +1661,13 @@ impl PyVecEnv {
             legal_ids: legal_ids.as_slice_mut().map_err(value_error)?,
             legal_count: legal_count.as_slice_mut().map_err(value_error)?,
         };
-        let env = &mut self.env;
+        let env: &mut Inner = &mut self.env;
         let actions = &self.scratch[..];
-        Ok(py.detach(move || f(env, actions, batch)))
+        Ok(py.detach(move || match env {
+            // The opponents' networks may run on rayon (see `fork_safe`).
+            Inner::Solo(_) => fork_safe(move || f(env, actions, batch)),
+            Inner::Multi(_) => f(env, actions, batch),
+        }))
     }
 
     fn step_tuple<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
@@ -1646,13 +1745,13 @@ impl PyVecEnv {
         match kind.as_str() {
             "i" => {
                 let conv = np.call_method1("ascontiguousarray", (&arr, "int64"))?;
-                let conv: PyReadonlyArray1<'_, i64> = conv.extract()?;
+                let conv: PyReadonlyArray1<'_, i64> = read_array(&conv, "actions")?;
                 let s = conv.as_slice().map_err(value_error)?;
                 self.fill_scratch(s.iter().map(|&v| v as i128), n)
             }
             "u" => {
                 let conv = np.call_method1("ascontiguousarray", (&arr, "uint64"))?;
-                let conv: PyReadonlyArray1<'_, u64> = conv.extract()?;
+                let conv: PyReadonlyArray1<'_, u64> = read_array(&conv, "actions")?;
                 let s = conv.as_slice().map_err(value_error)?;
                 self.fill_scratch(s.iter().map(|&v| v as i128), n)
             }
@@ -1791,7 +1890,11 @@ impl PyVecEnv {
                 };
                 let env = py
                     .detach(|| {
-                        uno_agents::SoloVecEnv::new(config, num_envs, seed, threads, &specs, seat)
+                        fork_safe(|| {
+                            uno_agents::SoloVecEnv::new(
+                                config, num_envs, seed, threads, &specs, seat,
+                            )
+                        })
                     })
                     .map_err(value_error)?;
                 for note in env.notes() {
@@ -1804,7 +1907,7 @@ impl PyVecEnv {
         };
         Ok(PyVecEnv {
             game: Arc::new(env.game().clone()),
-            env,
+            env: std::mem::ManuallyDrop::new(env),
             arrays,
             scratch: Vec::with_capacity(n),
             pid: std::process::id(),
@@ -1925,7 +2028,7 @@ impl PyVecEnv {
     /// single-agent env (`None` for a multi-agent one).
     #[getter]
     fn opponents(&self) -> Option<Vec<String>> {
-        match &self.env {
+        match &*self.env {
             Inner::Multi(_) => None,
             Inner::Solo(e) => Some(e.opponents().iter().map(|s| s.to_string()).collect()),
         }
@@ -2031,6 +2134,7 @@ impl PyVecEnv {
 /// The extension module `uno_attack._core`.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    LOADED_IN.get_or_init(std::process::id);
     uno_agents::neural::register(); // `checkpoint:<dir>` agents
     m.add_class::<PyGame>()?;
     m.add_class::<PyState>()?;

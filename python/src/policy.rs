@@ -15,7 +15,7 @@ use uno_agents::neural::{
 use uno_env::Game;
 use uno_env::{NUM_ACTIONS, OBS_SIZE, OBS_VERSION};
 
-use crate::{contiguous, loads, table_from_py, value_error};
+use crate::{contiguous, fork_safe, loads, read_array, table_from_py, value_error};
 
 /// A checkpoint's policy/value network (`Policy(path)`), evaluated in Rust.
 #[pyclass(name = "Policy", module = "uno_attack._core", frozen)]
@@ -74,8 +74,9 @@ impl PyPolicy {
     /// with a missing, corrupt or mismatched one).
     #[new]
     fn new(path: PathBuf) -> PyResult<Self> {
-        let (policy, meta) = NeuralPolicy::load(&path, Some((OBS_VERSION, OBS_SIZE, NUM_ACTIONS)))
-            .map_err(|e| value_error(format!("checkpoint {}: {e}", path.display())))?;
+        let (policy, meta) =
+            fork_safe(|| NeuralPolicy::load(&path, Some((OBS_VERSION, OBS_SIZE, NUM_ACTIONS))))
+                .map_err(|e| value_error(format!("checkpoint {}: {e}", path.display())))?;
         Ok(PyPolicy {
             policy,
             meta,
@@ -138,12 +139,12 @@ impl PyPolicy {
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
         let (d, a) = (self.policy.obs_dim(), self.policy.num_actions());
         let (obs_arr, one) = rows(obs, "float32", "obs", d)?;
-        let obs_arr: PyReadonlyArray2<'py, f32> = obs_arr.extract()?;
+        let obs_arr: PyReadonlyArray2<'py, f32> = read_array(&obs_arr, "obs")?;
         let n = obs_arr.shape()[0];
         let legal: Vec<bool> = match mask {
             Some(m) => {
                 let (m_arr, _) = rows(m, "bool", "mask", a)?;
-                let m_arr: PyReadonlyArray2<'py, bool> = m_arr.extract()?;
+                let m_arr: PyReadonlyArray2<'py, bool> = read_array(&m_arr, "mask")?;
                 if m_arr.shape()[0] != n {
                     return Err(value_error(format!(
                         "mask has {} rows for {n} observations",
@@ -167,8 +168,10 @@ impl PyPolicy {
         let mut logits = vec![0.0f32; n * a];
         let mut values = vec![0.0f32; n];
         py.detach(|| {
-            self.policy
-                .forward_batch(x, &legal, n, &mut logits, Some(&mut values))
+            fork_safe(|| {
+                self.policy
+                    .forward_batch(x, &legal, n, &mut logits, Some(&mut values))
+            })
         })
         .map_err(value_error)?;
         if one {
@@ -188,7 +191,7 @@ impl PyPolicy {
     /// followed by a ReLU; then `policy.weight` `[last, NUM_ACTIONS]`, `policy.bias`,
     /// `value.weight` `[last, 1]`, `value.bias`. A layer computes `x @ weight + bias`.
     fn parameters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let params = self.policy.net().parameters().map_err(value_error)?;
+        let params = fork_safe(|| self.policy.net().parameters()).map_err(value_error)?;
         let out = PyDict::new(py);
         for p in params {
             let arr = PyArray1::from_vec(py, p.values);
@@ -207,7 +210,7 @@ impl PyPolicy {
     /// unknown name, a wrong shape or a value that is not finite or beyond ±1e6 raises
     /// `ValueError`; this policy is unchanged either way.
     fn with_parameters(&self, params: &Bound<'_, PyDict>) -> PyResult<PyPolicy> {
-        let expected = self.policy.net().parameters().map_err(value_error)?;
+        let expected = fork_safe(|| self.policy.net().parameters()).map_err(value_error)?;
         let mut unknown: Vec<String> = Vec::new();
         for key in params.keys() {
             let name: String = key
@@ -237,7 +240,7 @@ impl PyPolicy {
             }
             given.push(p);
         }
-        let policy = self.policy.with_parameters(&given).map_err(value_error)?;
+        let policy = fork_safe(|| self.policy.with_parameters(&given)).map_err(value_error)?;
         Ok(PyPolicy {
             policy,
             meta: self.meta.clone(),
@@ -268,7 +271,7 @@ impl PyPolicy {
                 .map_err(|_| value_error(format!("parameter names are strings, got {key}")))?;
             given.push(named_param(&name, &obj)?);
         }
-        let policy = NeuralPolicy::from_parameters(&given).map_err(value_error)?;
+        let policy = fork_safe(|| NeuralPolicy::from_parameters(&given)).map_err(value_error)?;
         let net = policy.net();
         if (net.obs_dim(), net.num_actions()) != (OBS_SIZE, NUM_ACTIONS) {
             return Err(value_error(format!(
@@ -343,7 +346,7 @@ impl PyPolicy {
         if self.edited {
             meta.eval = serde_json::json!({});
         }
-        py.detach(|| save_checkpoint(&path, self.policy.net(), &meta))
+        py.detach(|| fork_safe(|| save_checkpoint(&path, self.policy.net(), &meta)))
             .map_err(|e| value_error(format!("checkpoint {}: {e}", path.display())))
     }
 

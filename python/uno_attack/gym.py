@@ -125,6 +125,10 @@ class UnoAttackEnv(gymnasium.Env):
         self.seat = 0 if fixed_seat is None else fixed_seat
         self._agents: dict = {}  # seat -> agent, for this episode
         self._done = True
+        # Set while reset() or step() changes the game: still set afterwards, the
+        # call was interrupted (Ctrl-C raises KeyboardInterrupt between any two
+        # Python operations, e.g. with the opponents' turns half played).
+        self._unfinished = False
         self._carry = 0.0
 
     # -- helpers -------------------------------------------------------------------
@@ -183,6 +187,7 @@ class UnoAttackEnv(gymnasium.Env):
         if options:
             raise ValueError(f"reset options {sorted(options)} are not supported (there are none)")
         super().reset(seed=seed)
+        self._unfinished = True
         n = self.game.num_players
         while True:
             if self._seat_arg == "random":
@@ -201,6 +206,7 @@ class UnoAttackEnv(gymnasium.Env):
         # turn (``reward="points"``) are paid with its first step, as VecEnv does.
         self._carry = float(carry)
         self._done = False
+        self._unfinished = False
         if self.render_mode == "human":
             self.render()
         return self.state.observation(self.seat), self._info()
@@ -215,6 +221,11 @@ class UnoAttackEnv(gymnasium.Env):
         those are bugs in the caller, not moves a policy made."""
         if self.state is None:
             raise RuntimeError("step() before reset(): call reset() first")
+        if self._unfinished:
+            raise RuntimeError(
+                "the last reset() or step() was interrupted (by Ctrl-C, or an exception) before it "
+                "finished, and left the game between two of the learner's turns: call reset()"
+            )
         if self._done:
             raise RuntimeError("the episode is over: call reset()")
         a = action_id(action)
@@ -233,11 +244,13 @@ class UnoAttackEnv(gymnasium.Env):
             info = self._info()
             info["illegal_action"] = reason
             return self.state.observation(self.seat), self.illegal_reward, True, False, info
+        self._unfinished = True
         self.state.apply(a)
         reward, terminated, truncated = self._advance()
         reward += self._carry
         self._carry = 0.0
         self._done = terminated or truncated
+        self._unfinished = False
         if self.render_mode == "human":
             self.render()
         return self.state.observation(self.seat), float(reward), terminated, truncated, self._info()
@@ -262,6 +275,14 @@ class UnoAttackEnv(gymnasium.Env):
 
     def close(self) -> None:
         """Nothing to release."""
+
+    def __copy__(self):
+        # A shallow copy would share the game State and the opponents' Agents:
+        # stepping either env would move the other's game under it.
+        raise TypeError(
+            "UnoAttackEnv does not copy (nor deep-copy or pickle: its opponents are Rust Agents): "
+            "make a new env, or copy its position, env.state (a State copies and pickles)"
+        )
 
 
 class UnoAttackVectorEnv(VectorEnv):
@@ -333,7 +354,6 @@ class UnoAttackVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self._seat = self._env.seat.copy()  # the learner's seat in each game's episode
 
     @property
     def opponents(self):
@@ -370,7 +390,6 @@ class UnoAttackVectorEnv(VectorEnv):
         if seed is None:
             seed = int(self.np_random.integers(0, 2**63 - 1))
         obs, _, _ = self._env.reset(seed=int(seed))
-        self._seat = self._env.seat.copy()
         return obs.copy(), self._info()
 
     def step(self, actions):
@@ -378,6 +397,10 @@ class UnoAttackVectorEnv(VectorEnv):
         truncations, infos)`` after the opponents have played up to the learner's
         next decision (or the episode's end and the next deal)."""
         self._check_open("step")
+        # The learner's seat in each game's episode, read now rather than kept
+        # from the last step: a step interrupted (Ctrl-C) after the games moved
+        # on cannot leave it stale.
+        seat = self._env.seat.copy()
         obs, _, _, reward, terminated, truncated = self._env.step(actions)
         done = (terminated | truncated).astype(bool)
         info = self._info()
@@ -388,12 +411,11 @@ class UnoAttackVectorEnv(VectorEnv):
             info = self._add_info(info, {
                 "final_obs": self._env.final_obs[i].copy(),
                 "final_info": {
-                    "seat": int(self._seat[i]),
+                    "seat": int(seat[i]),
                     "winner": int(self._env.winner[i]),
                     "episode_len": int(self._env.episode_len[i]),
                 },
             }, int(i))
-        self._seat = self._env.seat.copy()
         return (obs.copy(), reward.copy(), terminated.astype(bool), truncated.astype(bool), info)
 
     def _check_open(self, what: str) -> None:
@@ -404,3 +426,11 @@ class UnoAttackVectorEnv(VectorEnv):
 
     def close_extras(self, **kwargs) -> None:
         """Nothing to release."""
+
+    def __copy__(self):
+        # A shallow copy would share the Rust VecEnv and its buffers: stepping
+        # either env would step the other's games.
+        raise TypeError(
+            "UnoAttackVectorEnv does not copy (nor deep-copy or pickle: its games are a Rust VecEnv): "
+            "make a new env"
+        )

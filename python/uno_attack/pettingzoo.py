@@ -30,6 +30,7 @@ round); ``raw_env`` raises ValueError on an illegal move.
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Optional, Union
 
 import gymnasium
@@ -72,6 +73,10 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     def last(self, observe: bool = True):
         self._require_agents("last()")
         return super().last(observe)
+
+    def __copy__(self):
+        # A shallow copy would share the wrapped env: see raw_env.__copy__.
+        return copy.deepcopy(self)
 
 
 class raw_env(AECEnv):
@@ -120,6 +125,10 @@ class raw_env(AECEnv):
         self.state_space = spaces.Box(*self.game.obs_bounds(oracle=True), dtype=np.float32)
         self._rng = np.random.default_rng()
         self._state: Optional[State] = None
+        # Set while reset() or step() changes the game: still set afterwards, the
+        # call was interrupted (Ctrl-C raises KeyboardInterrupt between any two
+        # Python operations, e.g. with the move played and its rewards not given).
+        self._unfinished = False
 
     @property
     def game_state(self) -> Optional[State]:
@@ -143,14 +152,22 @@ class raw_env(AECEnv):
         if self._state is None:
             raise RuntimeError(f"{call} before reset(): call reset() first")
 
-    def _require_agent(self, call: str) -> None:
+    def _require_finished(self, call: str) -> None:
         self._require_reset(call)
+        if self._unfinished:
+            raise RuntimeError(
+                f"{call}: the last reset() or step() was interrupted (by Ctrl-C, or an exception) "
+                "before it finished, and left the game and its rewards apart: call reset()"
+            )
+
+    def _require_agent(self, call: str) -> None:
+        self._require_finished(call)
         if not self.agents:
             raise RuntimeError(f"{call} after the episode is over: call reset()")
 
     def observe(self, agent: str) -> dict:
         """``{"observation", "action_mask"}`` for ``agent``."""
-        self._require_reset("observe()")
+        self._require_finished("observe()")
         seat = self.agent_name_mapping[agent]
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if self._state.current_player == seat:
@@ -164,6 +181,7 @@ class raw_env(AECEnv):
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
         """Deals a new episode (``seed`` makes it reproducible)."""
+        self._unfinished = True
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         self._state = self.game.new_state(int(self._rng.integers(0, 2**63 - 1)))
@@ -174,6 +192,7 @@ class raw_env(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self._state.current_player]
+        self._unfinished = False
         if self.render_mode == "human":
             self.render()
 
@@ -187,7 +206,13 @@ class raw_env(AECEnv):
         st = self._state
         # Applied first: a refused action (TypeError, ValueError) changes
         # nothing, the agent's pending reward included.
-        st.apply(action_id(action))
+        act = action_id(action)
+        self._unfinished = True
+        try:
+            st.apply(act)
+        except (TypeError, ValueError):
+            self._unfinished = False
+            raise
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
         while st.is_round_over():
@@ -226,6 +251,7 @@ class raw_env(AECEnv):
         self._accumulate_rewards()
         if out:
             self._deads_step_first()
+        self._unfinished = False
         if self.render_mode == "human":
             self.render()
 
@@ -248,3 +274,9 @@ class raw_env(AECEnv):
 
     def close(self) -> None:
         """Nothing to release."""
+
+    def __copy__(self):
+        # A shallow copy would share the game State and the reward and done
+        # dicts: stepping the copy would move this env's game without its
+        # bookkeeping. A copy is independent, as ``copy.copy`` of a State is.
+        return copy.deepcopy(self)
