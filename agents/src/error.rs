@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 /// Everything that can go wrong when naming, building or running agents.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum AgentError {
     /// The spec string is empty.

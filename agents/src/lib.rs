@@ -10,6 +10,40 @@
 //! the CLI can pit any of them against each other in the [`arena`], which plays
 //! seeded, seat-rotated games in parallel and reports win rates with confidence
 //! intervals, points, ranks and Bradley–Terry league ratings.
+//!
+//! ```
+//! use uno_agents::{ArenaConfig, build, parse_spec, parse_spec_list, run_arena};
+//! use uno_env::{Game, Rules};
+//!
+//! // Agents by spec, head to head: seeds and seats are handled by the arena.
+//! let cfg = ArenaConfig {
+//!     rules: Rules::preset("classic")?,
+//!     players: 2,
+//!     agents: parse_spec_list("heuristic,random-play")?,
+//!     games: 200,
+//!     seed: 1,
+//!     threads: 1,
+//! };
+//! let report = run_arena(&cfg, None)?;
+//! println!("{report}"); // or serde_json::to_string(&report)
+//! assert_eq!(report.agents[0].games, 200);
+//!
+//! // An agent by hand: it acts for the seat to move.
+//! let game = Game::new(Rules::preset("classic")?, 2)?;
+//! let mut agent = build(&parse_spec("greedy")?, 0)?;
+//! let mut state = game.new_state(3);
+//! while let Some(seat) = state.current_player() {
+//!     let action = agent.act(&game, &state, seat);
+//!     game.apply(&mut state, action)?;
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! A shipped or trained network plays as `checkpoint:<dir>` (or
+//! `neural::NeuralAgent::load`). The burn-backed `neural` module is the
+//! default feature `neural`; `default-features = false` builds the other
+//! agents, the arena and [`SoloVecEnv`] without burn (a `checkpoint:` spec
+//! is then an [`AgentError::NeuralUnavailable`]).
 
 #![warn(missing_docs)]
 

@@ -44,6 +44,11 @@ pub type AgentFactory = dyn Fn(u64) -> Box<dyn Agent + Send> + Send + Sync;
 /// builds one instance from a seed (the arena builds one per worker thread
 /// and reseeds it with [`Agent::reset`] every game).
 ///
+/// The arena, the league and [`crate::SoloVecEnv`] build their instances
+/// with seed 0 and give each game (each episode) its seed through
+/// [`Agent::reset`]: an agent that draws random numbers must reseed its
+/// generator there, or it draws the same numbers in every game.
+///
 /// ```
 /// use uno_agents::{Agent, AgentSpec, ArenaConfig, CustomAgent, run_arena};
 /// use uno_env::{Game, Rules, State};

@@ -119,6 +119,12 @@ impl Game {
     }
 
     /// The legal actions as a bit mask (bit i = action i); empty when the round is over.
+    ///
+    /// The state must be one of this game's (this is the step's hot path,
+    /// so nothing is checked here, unlike [`Game::apply`]): a state of
+    /// another table size gives a meaningless mask, and one read from JSON
+    /// that breaks an invariant may panic. Check a state from elsewhere with
+    /// [`Game::check_invariants`] first.
     #[inline]
     pub fn legal_mask(&self, s: &State) -> ActionMask {
         let seat = s.current as usize;
@@ -169,6 +175,10 @@ impl Game {
     }
 
     /// Physical cards `seat` may play on the current top card (C-3, A-9, F-6).
+    ///
+    /// # Panics
+    /// If `seat` is [`MAX_PLAYERS`] or more (unlike the
+    /// state's per-seat accessors, which read such a seat as empty).
     #[inline(always)]
     pub fn playable(&self, s: &State, seat: usize) -> u128 {
         let hand = s.hands[seat];

@@ -62,7 +62,11 @@ fn count_cdf(c: &CardCount) -> ([f32; MAX_FIRE], u8) {
 }
 
 /// Compiled, immutable description of one game: rules, table size, tables.
-#[derive(Clone, Debug)]
+///
+/// Its `Debug` names the rules, the table size and the deck size (the
+/// lookup tables compiled from the rules are left out; [`Game::rules`] has
+/// the whole rules).
+#[derive(Clone)]
 pub struct Game {
     rules: Rules,
     players: u8,
@@ -115,6 +119,16 @@ pub struct Game {
     pub(crate) obs_rules: [f32; crate::obs::NUM_RULE_FLAGS],
     /// The observation's `edition` piece (constant for the game).
     pub(crate) obs_edition: [f32; crate::obs::NUM_EDITION],
+}
+
+impl std::fmt::Debug for Game {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Game")
+            .field("rules", &self.rules.name)
+            .field("players", &self.players)
+            .field("deck_size", &self.deck_size)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Game {
@@ -373,11 +387,19 @@ impl Game {
     }
 
     /// The face of physical card `card`.
+    ///
+    /// # Panics
+    /// If `card` is 128 or more (a card past the deck but below 128 reads
+    /// as face 0: check against [`Game::deck_size`]).
     pub fn face_of(&self, card: usize) -> Face {
         Face(self.card_face[card])
     }
 
     /// Physical cards bearing `face`, as a bit set.
+    ///
+    /// # Panics
+    /// For a face that is not one of the 79 (`Face(79)` and above; [`Face::from_index`]
+    /// and [`Face::parse`] never make one).
     pub fn cards_of_face(&self, face: Face) -> u128 {
         self.face_cards[face.index()]
     }
@@ -393,6 +415,9 @@ impl Game {
     }
 
     /// Points a card left in hand scores (C-6).
+    ///
+    /// # Panics
+    /// For a face that is not one of the 79, as [`Game::cards_of_face`].
     pub fn score_of(&self, face: Face) -> u16 {
         self.face_score[face.index()]
     }
@@ -420,6 +445,9 @@ impl Game {
     }
 
     /// True when a kind counts as a Hit card for Mega Hit stacking.
+    ///
+    /// # Panics
+    /// For a face that is not one of the 79, as [`Game::cards_of_face`].
     pub fn is_stackable(&self, face: Face) -> bool {
         self.face_cards[face.index()] & self.stackable != 0
     }

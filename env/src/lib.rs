@@ -47,7 +47,10 @@ pub use error::{
 pub use events::{Event, EventLog, Events, Imposed};
 pub use game::{Game, MAX_PLAYERS, MIN_PLAYERS};
 pub use obs::{OBS_SIZE, OBS_VERSION};
-pub use rules::{Effect, KindRule, LauncherModel, MIN_CHANCE, Options, PRESETS, Rules};
+pub use rules::{
+    AttackResume, Effect, KindRule, LauncherModel, MIN_CHANCE, Options, PRESETS, Rules, Scoring,
+    Supply, TurnOrder, UnoCall,
+};
 pub use scenario::Scenario;
 pub use state::{Phase, State};
 pub use vec_env::{

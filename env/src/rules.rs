@@ -437,8 +437,20 @@ fn number_rules(kinds: &mut BTreeMap<Kind, KindRule>) {
 }
 
 impl Rules {
-    /// A built-in preset by name (see [`PRESETS`]).
+    /// A built-in preset by name, in any case (one of [`PRESETS`]; the rules
+    /// carry the preset's own spelling, as [`preset_name`] gives it).
+    ///
+    /// ```
+    /// use uno_env::{ConfigError, Rules};
+    /// let mut rules = Rules::preset("attack-2010")?;
+    /// rules.options.mega_hit = false; // a variant in code
+    /// rules.validate()?;
+    /// assert_eq!(Rules::preset("ATTACK-2010")?, Rules::load("attack-2010")?);
+    /// assert!(matches!(Rules::preset("attack-2011"), Err(ConfigError::UnknownPreset(_))));
+    /// # Ok::<(), ConfigError>(())
+    /// ```
     pub fn preset(name: &str) -> Result<Rules, ConfigError> {
+        let name = preset_name(name).ok_or_else(|| ConfigError::UnknownPreset(name.to_string()))?;
         let mut kinds = BTreeMap::new();
         number_rules(&mut kinds);
         let hit = |n| Effect::Hit { n, targeted: false };
@@ -607,7 +619,7 @@ impl Rules {
                 );
                 (d, Supply::Pile)
             }
-            other => return Err(ConfigError::UnknownPreset(other.to_string())),
+            other => unreachable!("preset_name gave `{other}`, which has no deck here"),
         };
         let launcher = if supply == Supply::Launcher {
             LauncherModel::hazard()
@@ -655,6 +667,19 @@ impl Rules {
 
     /// Rules from TOML text. A top-level `preset = "<name>"` starts from that
     /// preset and every other key overrides it (tables merge key by key).
+    ///
+    /// ```
+    /// use uno_env::{ConfigError, Rules};
+    /// let rules = Rules::from_toml_str(
+    ///     "preset = \"attack-2010\"\n[options]\nmega_hit = false\n[launcher]\nmodel = \"bernoulli\"\np = 0.35\n",
+    /// )?;
+    /// assert!(!rules.options.mega_hit);
+    /// assert_eq!(Rules::from_toml_str(&rules.to_toml())?, rules); // a complete file reads back the same
+    /// // Bad files are typed errors naming the problem.
+    /// let err = Rules::from_toml_str("preset = \"classic\"\n[options]\nmega_hitt = true\n").unwrap_err();
+    /// assert!(matches!(err, ConfigError::Toml(_)) && err.to_string().contains("mega_hitt"));
+    /// # Ok::<(), ConfigError>(())
+    /// ```
     pub fn from_toml_str(text: &str) -> Result<Rules, ConfigError> {
         let value: toml::Value =
             toml::from_str(text).map_err(|e| ConfigError::Toml(toml_error_line(text, &e)))?;
@@ -694,7 +719,7 @@ impl Rules {
             Some(toml::Value::String(p)) => {
                 // An unknown name is an error of the file's `preset` key (`Rules::load`
                 // adds the file's name), not of a `--rules` argument.
-                let base = Rules::preset(preset_name(&p).unwrap_or(&p)).map_err(|e| match e {
+                let base = Rules::preset(&p).map_err(|e| match e {
                     ConfigError::UnknownPreset(_) => ConfigError::Toml(format!(
                         "`preset`: unknown preset `{p}`: expected one of {}",
                         PRESETS.join(", ")
@@ -905,6 +930,12 @@ impl Rules {
             ));
         }
         let size = self.deck_size();
+        if size == 0 {
+            return bad(
+                "the deck is empty: give `[deck]` counts of cards (a preset's deck is a start: `preset = \"classic\"`)"
+                    .into(),
+            );
+        }
         if size > MAX_DECK {
             return bad(format!(
                 "deck has {size} cards; at most {MAX_DECK} are supported"

@@ -444,6 +444,37 @@ enum Actions<'a> {
 }
 
 /// A batch of games stepped together.
+///
+/// ```
+/// use uno_env::obs::piece_by_name;
+/// use uno_env::{Buffers, EnvConfig, NUM_ACTIONS, OBS_SIZE, Rules, VecEnv};
+///
+/// let n = 8;
+/// let mut env = VecEnv::new(EnvConfig::new(Rules::preset("attack-2010")?, 4), n, 7, 1)?;
+/// let mut buf = Buffers::new(n); // obs [n, OBS_SIZE], mask [n, NUM_ACTIONS], seat, reward, …
+/// env.reset(buf.batch())?;
+/// let hand = piece_by_name("hand").unwrap();
+/// let mut actions = vec![0u32; n];
+/// for _ in 0..100 {
+///     for (i, a) in actions.iter_mut().enumerate() {
+///         let obs = &buf.obs[i * OBS_SIZE..(i + 1) * OBS_SIZE];
+///         let cards: f32 = obs[hand.offset..hand.offset + hand.size()].iter().sum();
+///         assert_eq!(cards as usize, env.state(i).hand_len(buf.seat[i] as usize));
+///         let mask = &buf.mask[i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS];
+///         *a = mask.iter().position(|&m| m == 1).unwrap() as u32; // or env.legal_mask(i)
+///     }
+///     env.step(&actions, buf.batch())?; // an illegal action is an error; nothing changes
+///     for i in 0..n {
+///         if buf.terminated[i] == 1 || buf.truncated[i] == 1 {
+///             // The row already holds the next episode's first observation;
+///             // the finished one's last is in `final_obs`.
+///             let _last = &buf.final_obs[i * OBS_SIZE..(i + 1) * OBS_SIZE];
+///             let _winner = buf.winner[i]; // -1 when truncated
+///         }
+///     }
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct VecEnv {
     game: Game,
     config: EnvConfig,

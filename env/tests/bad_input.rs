@@ -393,6 +393,13 @@ fn rule_sets_the_engine_cannot_play_are_refused() {
     r.options.mega_hit = true;
     r.kinds.get_mut(&Kind::Draw2).unwrap().stackable = true;
     assert_eq!(r.validate().map_err(|e| e.to_string()), Ok(()));
+    // An empty deck says so, however it was emptied (before: an error
+    // about a kind's rule, or about scores).
+    invalid(&|r| r.deck.clear(), "the deck is empty");
+    invalid(
+        &|r| r.deck.values_mut().for_each(|n| *n = 0),
+        "the deck is empty",
+    );
     // C-7: a deck that scores nothing could never end a match.
     invalid(
         &|r| r.kinds.values_mut().for_each(|k| k.score = 0),

@@ -731,6 +731,12 @@ fn toml_load_from_file_and_errors() {
         Rules::load("Attack-2010").unwrap(),
         Rules::preset("attack-2010").unwrap()
     );
+    // `Rules::preset` too, keeping the preset's own spelling.
+    assert_eq!(Rules::preset("FLASH").unwrap().name, "flash");
+    assert!(matches!(
+        Rules::preset("flashy"),
+        Err(ConfigError::UnknownPreset(n)) if n == "flashy"
+    ));
     assert!(matches!(
         Rules::from_toml_str("preset = \"classic\"\n[options]\ncatch_probability = 2.0\n"),
         Err(ConfigError::Invalid(_))

@@ -1,5 +1,7 @@
-//! Self-play PPO trainer for UNO Attack!: PPO maths ([`ppo`]), the burn learner ([`learner`])
-//! and metrics output ([`metrics`]).
+//! Self-play PPO trainer for UNO Attack!: PPO maths ([`ppo`]), the burn learner ([`learner`]),
+//! metrics output ([`metrics`]) and the training loop ([`selfplay`]: `Trainer` and
+//! `TrainConfig`, what the `uno-attack train` command runs). The `uno-attack` program
+//! itself (train, arena, play, bench, simulate) is this crate's binary.
 
 #![warn(missing_docs)]
 

@@ -19,7 +19,7 @@ pub fn available_devices() -> Vec<&'static str> {
 }
 
 /// The device called `name` (`cpu`, `wgpu`, `cuda`, `cuda:N`, in any case, as
-/// preset names are), without autodiff.
+/// `Rules::load` reads preset names), without autodiff.
 pub fn device_by_name(name: &str) -> Result<Device, NeuralError> {
     match name.to_ascii_lowercase().as_str() {
         "cpu" | "flex" => Ok(Device::flex()),
