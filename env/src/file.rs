@@ -38,6 +38,7 @@ pub enum FileError {
 
 /// The text of the regular file `path`, refused when larger than `max_bytes`
 /// (`what` names the kind of file in that error).
+#[doc(hidden)] // for the workspace's other crates; not part of the API
 pub fn read_text(path: &Path, max_bytes: u64, what: &'static str) -> Result<String, FileError> {
     let io = |source| FileError::Io {
         path: path.to_path_buf(),

@@ -1117,6 +1117,7 @@ impl Rules {
 /// place when the parser knows it). Rules files and training configs alike.
 /// The toml crate gives no message for some errors (`garbage =` at the end of
 /// the text), so the reason is then read from the text at the place.
+#[doc(hidden)] // for the workspace's other crates; not part of the API
 pub fn toml_error_line(text: &str, e: &toml::de::Error) -> String {
     let place = e.span().map_or(String::new(), |span| {
         let before = &text[..span.start.min(text.len())];

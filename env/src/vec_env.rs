@@ -177,6 +177,7 @@ impl BatchMut<'_> {
 
     /// Clears what a step reports (rewards, done flags, episode length and
     /// winner, the latter -1): the state of the buffers after a reset.
+    #[doc(hidden)] // for the workspace's other crates; not part of the API
     pub fn clear_results(&mut self) {
         self.reward.fill(0.0);
         self.rewards.fill(0.0);
@@ -187,6 +188,7 @@ impl BatchMut<'_> {
     }
 
     /// A shorter-lived view of the same buffers (to hand them out more than once).
+    #[doc(hidden)] // for the workspace's other crates; not part of the API
     pub fn reborrow(&mut self) -> BatchMut<'_> {
         BatchMut {
             obs: self.obs,
@@ -205,6 +207,7 @@ impl BatchMut<'_> {
     }
 
     /// The first `k` rows and the rest (for stepping parts of a batch on other threads).
+    #[doc(hidden)] // for the workspace's other crates; not part of the API
     pub fn split_at(self, k: usize) -> (Self, Self) {
         let (o1, o2) = self.obs.split_at_mut(k * OBS_SIZE);
         let (m1, m2) = self.mask.split_at_mut(k * NUM_ACTIONS);
@@ -1096,6 +1099,7 @@ struct StepCtx<'a> {
 /// Writes row `j` of the per-state outputs for `s` (seat to act, and with
 /// `write_obs` its observation, mask and, when asked for, legal-id list);
 /// returns the legal mask.
+#[doc(hidden)] // for the workspace's other crates; not part of the API
 #[inline(always)]
 pub fn write_current(
     game: &Game,
@@ -1125,6 +1129,7 @@ pub fn write_current(
 }
 
 /// Zero-sum rewards for the end of a round (or match), per seat.
+#[doc(hidden)] // for the workspace's other crates; not part of the API
 pub fn terminal_rewards(
     game: &Game,
     s: &State,

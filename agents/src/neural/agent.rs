@@ -266,6 +266,7 @@ pub fn check_compatible_all(
 /// `e`'s message, naming checkpoint `dir` first unless the message already
 /// does (a size or version mismatch does not, a corrupt file does): with
 /// several checkpoints on the command line, the user learns which one.
+#[doc(hidden)] // for the workspace's other crates; not part of the API
 pub fn naming_checkpoint(dir: &Path, e: &dyn std::fmt::Display) -> String {
     let message = e.to_string();
     let (dir, _) = split_sample(dir);
@@ -382,6 +383,7 @@ pub fn check_meta_compatible(
 
 /// The first three of a list of names (differing settings, files), and how
 /// many more: for one-line messages.
+#[doc(hidden)] // for the workspace's other crates; not part of the API
 pub fn summarize(diff: &[String]) -> String {
     let shown = diff.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
     match diff.len() {

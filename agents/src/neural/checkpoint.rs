@@ -292,6 +292,7 @@ fn io_err(path: &Path, source: std::io::Error) -> NeuralError {
 }
 
 /// A unique temporary path next to `path` (same directory, so a rename is atomic).
+#[doc(hidden)] // for the workspace's other crates; not part of the API
 pub fn tmp_path_for(path: &Path) -> PathBuf {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
@@ -303,6 +304,7 @@ pub fn tmp_path_for(path: &Path) -> PathBuf {
 }
 
 /// Writes `bytes` to `path` atomically (temp file in the same directory, fsync, rename).
+#[doc(hidden)] // for the workspace's other crates; not part of the API
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), NeuralError> {
     let tmp = tmp_path_for(path);
     let result = (|| {
