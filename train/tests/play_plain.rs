@@ -49,9 +49,19 @@ fn spawn(args: &[&str]) -> Running {
 
 /// Runs the binary with `input` on stdin (closed after `hold`), killing it after `limit`.
 fn run(args: &[&str], input: String, hold: Duration, limit: Duration) -> (i32, String, String) {
+    run_bytes(args, input.into_bytes(), hold, limit)
+}
+
+/// [`run`] with bytes on stdin (not UTF-8, perhaps).
+fn run_bytes(
+    args: &[&str],
+    input: Vec<u8>,
+    hold: Duration,
+    limit: Duration,
+) -> (i32, String, String) {
     let (mut child, mut stdin, out_t, err_t) = spawn(args);
     let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(input.as_bytes());
+        let _ = stdin.write_all(&input);
         std::thread::sleep(hold);
         drop(stdin);
     });
@@ -835,4 +845,228 @@ fn a_pipe_is_neither_replaced_by_a_transcript_nor_replayed() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("not a regular file"), "{err}");
     let _ = std::fs::remove_file(&fifo);
+}
+
+/// `play --plain` of attack-2010, 3 players, seed 2: your turn first, with
+/// a menu of four (Y3, Y9, G4, draw).
+const SEED_2: [&str; 10] = [
+    "play",
+    "--plain",
+    "--rules",
+    "attack-2010",
+    "--players",
+    "3",
+    "--seed",
+    "2",
+    "--think-ms",
+    "0",
+];
+
+#[test]
+fn typed_control_characters_are_shown_as_escapes_not_sent_to_the_terminal() {
+    // An arrow key in a line-mode terminal types ESC [ A; echoed back as it
+    // was, "Not understood: `…`" moved the cursor (or retitled the window).
+    let input = "\x1b[A\n\x1b]0;retitled\x07\x1b[2J\nquit\n".to_string();
+    let (code, out, err) = run(&SEED_2, input, Duration::ZERO, Duration::from_secs(30));
+    assert_eq!(code, 0, "stderr: {err}");
+    assert!(!out.contains('\x1b') && !out.contains('\x07'), "{out:?}");
+    assert!(
+        out.contains("Not understood: `\\u{1b}[A`"),
+        "{}",
+        tail(&out)
+    );
+    assert!(
+        out.contains("Not understood: `\\u{1b}]0;retitled\\u{7}\\u{1b}[2J`"),
+        "{}",
+        tail(&out)
+    );
+    // A long line is shown cut.
+    let input = format!("{}\nquit\n", "z".repeat(3000));
+    let (_, out, _) = run(&SEED_2, input, Duration::ZERO, Duration::from_secs(30));
+    assert!(
+        out.contains(&format!("Not understood: `{}…`", "z".repeat(40))),
+        "{}",
+        tail(&out)
+    );
+}
+
+#[test]
+fn a_signed_number_is_a_menu_number_not_an_action_id() {
+    // `+1` went to the action parser, which read it as action id 1 (play:Y0).
+    let input = "-1\n+99\n+1\nquit\n".to_string();
+    let (code, out, err) = run(&SEED_2, input, Duration::ZERO, Duration::from_secs(30));
+    assert_eq!(code, 0, "stderr: {err}");
+    assert!(
+        out.contains("No item -1 in the menu (1..4)."),
+        "{}",
+        tail(&out)
+    );
+    assert!(
+        out.contains("No item +99 in the menu (1..4)."),
+        "{}",
+        tail(&out)
+    );
+    assert!(!out.contains("Refused"), "{}", tail(&out));
+    assert!(out.contains("You played Yellow 3"), "{}", tail(&out));
+}
+
+#[test]
+fn an_endless_line_is_refused_without_filling_memory() {
+    // /dev/zero has no line break: the line was read into memory until the
+    // machine ran out (about 500 MB a second).
+    let (Ok(zero), true) = (
+        std::fs::File::open("/dev/zero"),
+        std::path::Path::new("/proc/self/status").exists(),
+    ) else {
+        eprintln!("note: no /dev/zero or /proc; skipping");
+        return;
+    };
+    let mut child = Command::new(bin())
+        .args(SEED_2)
+        .stdin(Stdio::from(zero))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn uno-attack");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM in /proc/<pid>/status");
+    assert!(kb < 200_000, "{kb} kB after 1.5 s of /dev/zero");
+    let out = out.join().unwrap();
+    assert!(
+        out.contains("Ignored a line longer than 4096 bytes: not a command."),
+        "{}",
+        tail(&out)
+    );
+    // A line of the longest length is still read, and the next one after a
+    // line too long.
+    let input = format!("{}\n{}\n-1\nquit\n", "y".repeat(4096), "w".repeat(5000));
+    let (code, out, err) = run(&SEED_2, input, Duration::ZERO, Duration::from_secs(30));
+    assert_eq!(code, 0, "stderr: {err}");
+    assert!(
+        out.contains(&format!("`{}…`", "y".repeat(40))),
+        "{}",
+        tail(&out)
+    );
+    assert!(
+        out.contains("Ignored a line longer than 4096"),
+        "{}",
+        tail(&out)
+    );
+    assert!(out.contains("No item -1 in the menu"), "{}", tail(&out));
+}
+
+#[test]
+fn seeded_random_input_is_refused_cleanly_in_every_preset() {
+    // A short fuzz: lines of random bytes (invalid UTF-8, control
+    // characters, escape sequences), numbers in and out of range, signed
+    // numbers, commands, long lines; the end of input in mid-line. Every
+    // preset plays on to the end of input and quits with code 0, and
+    // nothing typed reaches the terminal as a control character.
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    let words: &[&[u8]] = &[
+        b"draw",
+        b"pass",
+        b"uno",
+        b"no-uno",
+        b"challenge",
+        b"accept",
+        b"colour:red",
+        b"colour:purple",
+        b"target:+1",
+        b"target:+9",
+        b"play:R5",
+        b"wild",
+        b"look",
+        b"?",
+        b"next",
+        b"",
+        b" 1 ",
+        b"+1",
+        b"-1",
+        b"+0",
+        b"0",
+        b"007",
+        b"99999999999999999999999",
+        b"\x1b[A",
+        b"\x1b]0;t\x07",
+        b"\x9b2J",
+        b"\xff\xfe",
+        b"\x00",
+        b"\r",
+        b"1\r",
+    ];
+    for (i, rules) in [
+        "attack-1999",
+        "attack-2010",
+        "attack-modern",
+        "flash",
+        "classic",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut input = Vec::new();
+        for _ in 0..250 {
+            match next(10) {
+                0..=3 => input.extend_from_slice(format!("{}", next(12)).as_bytes()),
+                4..=6 => input.extend_from_slice(words[next(words.len() as u64) as usize]),
+                7 | 8 => input.extend(
+                    (0..1 + next(60))
+                        .map(|_| next(256) as u8)
+                        .filter(|&b| b != b'\n'),
+                ),
+                _ => input.extend(std::iter::repeat_n(b'7', 1 + next(9000) as usize)),
+            }
+            input.push(b'\n');
+        }
+        input.extend_from_slice(b"dra");
+        let players = ["2", "4", "10"][i % 3];
+        let seed = (i + 1).to_string();
+        let args = [
+            "play",
+            "--plain",
+            "--rules",
+            rules,
+            "--players",
+            players,
+            "--seed",
+            &seed,
+            "--think-ms",
+            "0",
+            "--bot",
+            "heuristic",
+        ];
+        let (code, out, err) = run_bytes(&args, input, Duration::ZERO, Duration::from_secs(60));
+        assert_eq!(code, 0, "{rules}: stderr: {err}\n{}", tail(&out));
+        assert!(
+            out.contains("End of input: quitting.") || out.contains("Match over"),
+            "{rules}: {}",
+            tail(&out)
+        );
+        let bad = out.chars().find(|&c| c.is_control() && c != '\n');
+        assert!(
+            bad.is_none(),
+            "{rules}: {bad:?} in the output: {}",
+            tail(&out)
+        );
+    }
 }

@@ -1,8 +1,9 @@
 //! End-to-end test of the full-screen `uno-attack play` in a pseudo-terminal
 //! (tmux, 120 x 40): a fixed seed, a full round played with scripted keys
 //! chosen from what the screen shows, refusals of bad keys, the help
-//! overlay, the transcript, and the replay viewer. Skips with a note when
-//! tmux is not installed. Every wait has a time limit.
+//! overlay, the transcript, and the replay viewer; a long paste, and the
+//! signals that stop the game (the terminal restored, the transcript whole).
+//! Skips with a note when tmux is not installed. Every wait has a time limit.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -284,4 +285,160 @@ fn tui_plays_a_full_round_with_scripted_keys() {
     r.keys(&["q"]);
     r.wait("replay exit", w, |s| s.contains("EXITED 0"));
     let _ = std::fs::remove_file(&tr);
+}
+
+/// Starts `cmd` in a tmux session, or says why the test is skipped.
+fn start_or_skip(name: &str, cmd: &str) -> Option<Tmux> {
+    if !have_tmux() {
+        eprintln!("note: tmux is not installed; skipping this terminal UI test");
+        return None;
+    }
+    match Tmux::start(name, cmd) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            eprintln!("note: {e}; skipping this terminal UI test");
+            None
+        }
+    }
+}
+
+impl Tmux {
+    /// Types `text` as it is (tmux `send-keys -l`), as a paste without bracketing.
+    fn literal(&self, text: &str) {
+        let ok = Self::tmux(&self.socket)
+            .args(["send-keys", "-t", &self.name, "-l", text])
+            .status()
+            .expect("send-keys -l");
+        assert!(ok.success());
+    }
+
+    /// A tmux format of the pane (`#{alternate_on}`).
+    fn pane(&self, format: &str) -> String {
+        let o = Self::tmux(&self.socket)
+            .args(["display-message", "-p", "-t", &self.name, format])
+            .output()
+            .expect("tmux display-message");
+        String::from_utf8_lossy(&o.stdout).trim().to_string()
+    }
+}
+
+/// The pid of the running `uno-attack` whose command line holds `marker`
+/// (found in /proc; `None` where there is no /proc).
+fn pid_of(marker: &str) -> Option<u32> {
+    for e in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let comm = std::fs::read_to_string(e.path().join("comm")).unwrap_or_default();
+        let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        if comm.trim() == "uno-attack" && String::from_utf8_lossy(&cmdline).contains(marker) {
+            return Some(pid);
+        }
+    }
+    None
+}
+
+/// After the program: `stty` shows the line discipline back in cooked mode.
+const STTY: &str =
+    "echo STTY $(stty -a | tr ' ' '\\n' | grep -x -- '-\\?icanon\\|-\\?echo'); sleep 60";
+
+/// Bytes typed into `t`'s pane that nothing has read yet (FIONREAD on its tty).
+#[cfg(unix)]
+fn unread(t: &Tmux) -> Option<usize> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let tty = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(t.pane("#{pane_tty}"))
+        .ok()?;
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD stores one c_int through the pointer, which points to
+    // `n`; the descriptor is open until `tty` drops.
+    let r = unsafe { libc::ioctl(tty.as_raw_fd(), libc::FIONREAD, &mut n) };
+    (r == 0).then_some(n.max(0) as usize)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_long_paste_is_read_or_dropped_not_left_unread() {
+    // crossterm reads the terminal edge-triggered, 1024 bytes a wake-up:
+    // what was left of a long paste stayed unread until more input came,
+    // and once it filled the terminal's 4 KiB input queue no key (not q,
+    // not Ctrl-C) reached the game again.
+    let cmd = format!(
+        "{} play --rules classic --players 2 --seed 1 --think-ms 0; echo EXITED $?; {STTY}",
+        bin()
+    );
+    let Some(t) = start_or_skip("paste", &cmd) else {
+        return;
+    };
+    let w = Duration::from_secs(15);
+    t.wait("your turn", w, |s| s.contains("YOUR TURN"));
+    // 60 KB, in pieces (a tmux command holds less).
+    let piece = "x".repeat(2000);
+    for _ in 0..30 {
+        t.literal(&piece);
+    }
+    let start = Instant::now();
+    while unread(&t).expect("the pane's tty") > 0 {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "{:?} bytes of the paste are still unread after 10 s; screen:\n{}",
+            unread(&t),
+            t.screen()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    t.keys(&["q"]);
+    let s = t.wait("the program to exit", w, |s| s.contains("STTY"));
+    assert!(s.contains("EXITED 0"), "{s}");
+    assert!(s.contains("STTY icanon echo"), "{s}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_signal_restores_the_terminal_and_keeps_the_transcript() {
+    if !Path::new("/proc/self/cmdline").exists() {
+        eprintln!("note: no /proc to find the game's pid; skipping the signal test");
+        return;
+    }
+    for (sig, signal) in [
+        ("TERM", libc::SIGTERM),
+        ("HUP", libc::SIGHUP),
+        ("INT", libc::SIGINT),
+    ] {
+        let tr = tmp(&format!("signal-{sig}.json"));
+        let cmd = format!(
+            "{} play --rules attack-2010 --players 3 --seed 5 --think-ms 0 --transcript {}; \
+             echo EXITED $?; {STTY}",
+            bin(),
+            tr.display()
+        );
+        let Some(t) = start_or_skip(&format!("signal-{sig}"), &cmd) else {
+            return;
+        };
+        let w = Duration::from_secs(15);
+        t.wait("your turn", w, |s| s.contains("YOUR TURN"));
+        assert_eq!(t.pane("#{alternate_on}"), "1", "the game is full screen");
+        let pid = pid_of(&tr.display().to_string()).expect("the game's pid");
+        // SAFETY: kill sends a signal to the pid of the game this test started.
+        assert_eq!(unsafe { libc::kill(pid as libc::pid_t, signal) }, 0);
+        let s = t.wait("the program to exit", w, |s| s.contains("STTY"));
+        assert!(s.contains("EXITED 130"), "SIG{sig}:\n{s}");
+        assert!(
+            s.contains("STTY icanon echo"),
+            "SIG{sig} left raw mode:\n{s}"
+        );
+        assert!(s.contains("Transcript written"), "SIG{sig}:\n{s}");
+        assert_eq!(
+            t.pane("#{alternate_on}"),
+            "0",
+            "SIG{sig}: alternate screen left on"
+        );
+        let text = std::fs::read_to_string(&tr).expect("transcript");
+        let tj: serde_json::Value = serde_json::from_str(&text).expect("a whole transcript");
+        assert!(tj["steps"].is_array());
+        let _ = std::fs::remove_file(&tr);
+    }
 }

@@ -89,6 +89,103 @@ pub fn intent(k: KeyEvent) -> Option<Intent> {
     })
 }
 
+/// Terminal input that crossterm will never read. crossterm (0.29) waits for
+/// the terminal with an edge-triggered epoll and reads at most 1024 bytes per
+/// wake-up, returning as soon as they hold a key: what is left of a longer
+/// burst (a paste) stays in the terminal's input queue until more input
+/// arrives. Once that queue (4 KiB) is full, nothing more can arrive, and no
+/// key — not `q`, not Ctrl-C, which raw mode passes as a key — reaches the
+/// game again. `stuck` finds such bytes (still unread after two polls that
+/// returned nothing: bytes with a wake-up pending are read by the next poll)
+/// and discards them, so that the next key wakes crossterm again.
+pub struct Typeahead {
+    #[cfg(unix)]
+    tty: Option<tty::Tty>,
+    /// Polls in a row that returned nothing while bytes were unread.
+    idle: u8,
+}
+
+impl Typeahead {
+    /// Watches the terminal crossterm reads: stdin if it is one, else `/dev/tty`.
+    pub fn new() -> Typeahead {
+        Typeahead {
+            #[cfg(unix)]
+            tty: tty::Tty::open(),
+            idle: 0,
+        }
+    }
+
+    /// After a poll that returned an event.
+    pub fn read(&mut self) {
+        self.idle = 0;
+    }
+
+    /// After a poll that returned nothing: the number of stuck bytes
+    /// discarded, if there were any.
+    pub fn stuck(&mut self) -> Option<usize> {
+        #[cfg(unix)]
+        if let Some(tty) = &self.tty {
+            let n = tty.pending();
+            if n == 0 {
+                self.idle = 0;
+                return None;
+            }
+            self.idle += 1;
+            if self.idle >= 2 {
+                self.idle = 0;
+                return Some(tty.discard()).filter(|&n| n > 0);
+            }
+        }
+        None
+    }
+}
+
+#[cfg(unix)]
+mod tty {
+    use std::os::fd::{AsRawFd, RawFd};
+
+    /// The terminal crossterm reads keys from (as its `tty_fd` chooses).
+    pub struct Tty {
+        /// `/dev/tty`, opened when stdin is not a terminal.
+        file: Option<std::fs::File>,
+    }
+
+    impl Tty {
+        pub fn open() -> Option<Tty> {
+            // SAFETY: isatty only inspects the descriptor.
+            if unsafe { libc::isatty(libc::STDIN_FILENO) } == 1 {
+                return Some(Tty { file: None });
+            }
+            let file = std::fs::File::open("/dev/tty").ok()?;
+            Some(Tty { file: Some(file) })
+        }
+
+        fn fd(&self) -> RawFd {
+            self.file
+                .as_ref()
+                .map_or(libc::STDIN_FILENO, |f| f.as_raw_fd())
+        }
+
+        /// Bytes waiting in the terminal's input queue.
+        pub fn pending(&self) -> usize {
+            let mut n: libc::c_int = 0;
+            // SAFETY: FIONREAD stores one c_int through the pointer, which
+            // points to `n`; the descriptor is open for the Tty's lifetime.
+            let r = unsafe { libc::ioctl(self.fd(), libc::FIONREAD, &mut n) };
+            if r == 0 { n.max(0) as usize } else { 0 }
+        }
+
+        /// Discards the input queue; returns how many bytes it held.
+        pub fn discard(&self) -> usize {
+            let n = self.pending();
+            // SAFETY: tcflush takes a descriptor and a queue selector; the
+            // descriptor is open for the Tty's lifetime.
+            unsafe { libc::tcflush(self.fd(), libc::TCIFLUSH) };
+            n
+        }
+    }
+}
+
 /// The help overlay's lines.
 pub const HELP: &[&str] = &[
     "Keys",

@@ -8,7 +8,7 @@
 use super::cards::{cards, colour_long, face_long, sort_key};
 use super::session::{Session, scores_line, stack_press};
 use super::{Args, CmdResult};
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 use uno_env::{Action, Face, NUM_FACES, Phase, action_name};
@@ -140,8 +140,51 @@ pub fn table_lines(s: &Session) -> Vec<String> {
 const HELP: &str = "Commands: a menu number; an action name (play:R5 or R5, draw, pass, \
 colour:red, target:+1, challenge, accept, uno, no-uno); look (the table again); help; quit.";
 
-/// A line of input and when it arrived.
-type Line = (Instant, String);
+/// The longest line read as a command: a longer one (a paste, a binary
+/// file, `/dev/zero`) is refused unread past this, not kept in memory.
+pub const MAX_LINE: usize = 4096;
+
+/// A line of input and when it arrived (`None`: a line longer than [`MAX_LINE`]).
+type Line = (Instant, Option<String>);
+
+/// Reads one line of at most [`MAX_LINE`] bytes into `bytes`, without its
+/// line break: `Ok(Some(true))`. A longer line is `Ok(Some(false))` as soon
+/// as its first bytes show it too long; the caller skips the rest with
+/// [`skip_line`]. `Ok(None)` at the end of input.
+fn read_line(r: &mut impl BufRead, bytes: &mut Vec<u8>) -> std::io::Result<Option<bool>> {
+    bytes.clear();
+    let n = Read::take(&mut *r, MAX_LINE as u64 + 1).read_until(b'\n', bytes)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if bytes.last() == Some(&b'\n') {
+        bytes.pop();
+        return Ok(Some(true));
+    }
+    // Else the last line, without a line break, or a line too long.
+    Ok(Some(n <= MAX_LINE))
+}
+
+/// Skips input up to and including the next line break (or the end of
+/// input), holding at most one buffer of it at a time.
+fn skip_line(r: &mut impl BufRead) -> std::io::Result<()> {
+    loop {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(());
+        }
+        match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                r.consume(i + 1);
+                return Ok(());
+            }
+            None => {
+                let n = buf.len();
+                r.consume(n);
+            }
+        }
+    }
+}
 
 /// What the reader thread sends: a line, or the end of input.
 fn reader() -> Receiver<Line> {
@@ -150,21 +193,47 @@ fn reader() -> Receiver<Line> {
         let mut stdin = std::io::stdin().lock();
         let mut bytes = Vec::new();
         loop {
-            bytes.clear();
             // Bytes, not `lines()`: a line that is not UTF-8 is bad input to
             // refuse like any other, not the end of input.
-            match stdin.read_until(b'\n', &mut bytes) {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
-            }
-            let line = String::from_utf8_lossy(&bytes);
-            let line = line.trim_end_matches(['\n', '\r']).to_string();
+            let line = match read_line(&mut stdin, &mut bytes) {
+                Ok(None) | Err(_) => break,
+                Ok(Some(true)) => {
+                    let line = String::from_utf8_lossy(&bytes);
+                    Some(line.trim_end_matches('\r').to_string())
+                }
+                Ok(Some(false)) => None,
+            };
+            let long = line.is_none();
             if tx.send((Instant::now(), line)).is_err() {
+                break;
+            }
+            if long && skip_line(&mut stdin).is_err() {
                 break;
             }
         }
     });
     rx
+}
+
+/// `line` as it may be shown back: control characters (escape sequences,
+/// the bytes of an arrow key in a line-mode terminal) written as escapes so
+/// they cannot move the cursor or retitle the window, and cut after 40
+/// characters.
+pub fn echo(line: &str) -> String {
+    const MAX: usize = 40;
+    let mut out = String::new();
+    for (i, c) in line.chars().enumerate() {
+        if i == MAX {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A line read, a time-out, or the end of input.
@@ -193,14 +262,26 @@ fn read(rx: &Receiver<Line>, end: Option<Instant>, stale_before: Option<Instant>
         };
         match got {
             (at, line) if stale_before.is_some_and(|s| at < s) => {
+                match line {
+                    Some(line) => println!(
+                        "Ignored `{}`: typed after your time ran out, before this prompt.",
+                        echo(line.trim())
+                    ),
+                    None => println!(
+                        "Ignored a line typed after your time ran out, before this prompt."
+                    ),
+                }
+                print!("> ");
+                let _ = std::io::stdout().flush();
+            }
+            (_, None) => {
                 println!(
-                    "Ignored `{}`: typed after your time ran out, before this prompt.",
-                    line.trim()
+                    "Ignored a line longer than {MAX_LINE} bytes: not a command. Type help for the commands."
                 );
                 print!("> ");
                 let _ = std::io::stdout().flush();
             }
-            (_, line) => return Input::Line(line),
+            (_, Some(line)) => return Input::Line(line),
         }
     }
 }
@@ -263,7 +344,8 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
                     }
                     "q" | "quit" | "exit" => break,
                     other => println!(
-                        "Not understood: `{other}`. Press Enter for the next round, or type quit."
+                        "Not understood: `{}`. Press Enter for the next round, or type quit.",
+                        echo(other)
                     ),
                 },
                 Input::Timeout => {}
@@ -336,17 +418,22 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
             "help" | "?" | "h" => println!("{HELP}"),
             "look" | "l" | "state" => need_table = true,
             _ => {
-                // Any run of digits is a menu number (one too long for a
-                // usize is simply not in the menu).
-                let action = if cmd.bytes().all(|b| b.is_ascii_digit()) {
+                // Any run of digits, signed or not, is a menu number (one
+                // too long for a usize, or negative, is simply not in the
+                // menu). `+5` is not the action with id 5, which
+                // `Action::parse` would take it for.
+                let digits = cmd.strip_prefix(['+', '-']).unwrap_or(&cmd);
+                let action = if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
                     match cmd
+                        .strip_prefix('+')
+                        .unwrap_or(&cmd)
                         .parse::<usize>()
                         .ok()
                         .and_then(|k| items.get(k.wrapping_sub(1)))
                     {
                         Some(&act) => Some(act),
                         None => {
-                            println!("No item {cmd} in the menu (1..{}).", items.len());
+                            println!("No item {} in the menu (1..{}).", echo(&cmd), items.len());
                             None
                         }
                     }
@@ -356,7 +443,7 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
                         None => {
                             println!(
                                 "Not understood: `{}`. Type help for the commands.",
-                                line.trim()
+                                echo(line.trim())
                             );
                             None
                         }

@@ -5,12 +5,14 @@
 
 use super::CmdResult;
 use super::cards::{cards, sorted_hand};
+use super::input::Typeahead;
 use super::narrate::{Names, known, narrate_known, start_effects};
 use super::render::{self, Overlay, View};
 use super::session::{prompt, round_intro, scores_line};
 use super::transcript::Transcript;
 use crossterm::event::{self, Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
 use ratatui::layout::Rect;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 use uno_env::{Event, EventLog, Game, Imposed, Rules, State, action_name};
 
@@ -271,12 +273,14 @@ pub fn print_plain(r: &Replay) {
 pub fn run_tui(r: Replay, colour_blind: bool) -> CmdResult {
     let mut i = 0usize;
     let last = r.frames.len() - 1;
+    let stop = super::tui::stop_signal();
+    let mut typeahead = Typeahead::new();
     let mut terminal = ratatui::try_init().map_err(|e| {
         format!("cannot open the terminal ({e}): use --plain for line-based output")
     })?;
     let mut hand_scroll = 0usize;
     let res = (|| -> Result<(), String> {
-        loop {
+        while !stop.load(Ordering::SeqCst) {
             let (s, upto) = &r.frames[i];
             let view = View {
                 game: &r.game,
@@ -311,31 +315,51 @@ pub fn run_tui(r: Replay, colour_blind: bool) -> CmdResult {
                 .draw(|f| render::draw(f, &view))
                 .map_err(|e| e.to_string())?;
             if !event::poll(Duration::from_millis(200)).map_err(|e| e.to_string())? {
+                // A long paste's unread tail is dropped (no message: nothing here takes text).
+                typeahead.stuck();
                 continue;
             }
-            let TermEvent::Key(k) = event::read().map_err(|e| e.to_string())? else {
-                continue;
-            };
-            if k.kind == KeyEventKind::Release {
-                continue;
-            }
-            match k.code {
-                KeyCode::Char('q') | KeyCode::Esc => break,
-                KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => break,
-                KeyCode::Enter | KeyCode::Right | KeyCode::Char('l') | KeyCode::Char(' ') => {
-                    i = (i + 1).min(last)
+            typeahead.read();
+            // Every key already read is taken before the next frame: a
+            // paste is thousands of keys, and a frame each took seconds.
+            for _ in 0..1024 {
+                if let TermEvent::Key(k) = event::read().map_err(|e| e.to_string())?
+                    && k.kind != KeyEventKind::Release
+                {
+                    match k.code {
+                        KeyCode::Char('q') | KeyCode::Esc => return Ok(()),
+                        KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => {
+                            return Ok(());
+                        }
+                        KeyCode::Enter
+                        | KeyCode::Right
+                        | KeyCode::Char('l')
+                        | KeyCode::Char(' ') => i = (i + 1).min(last),
+                        KeyCode::Left | KeyCode::Char('h') | KeyCode::Backspace => {
+                            i = i.saturating_sub(1)
+                        }
+                        KeyCode::Home => i = 0,
+                        KeyCode::End => i = last,
+                        KeyCode::Up | KeyCode::Char('k') => {
+                            hand_scroll = hand_scroll.saturating_sub(1)
+                        }
+                        KeyCode::Down | KeyCode::Char('j') => {
+                            hand_scroll = (hand_scroll + 1).min(limit)
+                        }
+                        _ => {}
+                    }
                 }
-                KeyCode::Left | KeyCode::Char('h') | KeyCode::Backspace => i = i.saturating_sub(1),
-                KeyCode::Home => i = 0,
-                KeyCode::End => i = last,
-                KeyCode::Up | KeyCode::Char('k') => hand_scroll = hand_scroll.saturating_sub(1),
-                KeyCode::Down | KeyCode::Char('j') => hand_scroll = (hand_scroll + 1).min(limit),
-                _ => {}
+                if !event::poll(Duration::ZERO).map_err(|e| e.to_string())? {
+                    break;
+                }
             }
         }
         Ok(())
     })();
-    ratatui::restore();
+    super::tui::restore_terminal();
+    if stop.load(Ordering::SeqCst) {
+        std::process::exit(crate::commands::INTERRUPTED);
+    }
     res
 }
 

@@ -3,11 +3,14 @@
 //! launcher's suspense) and what each key does in each phase.
 
 use super::cards::{face_long, sorted_hand};
-use super::input::{Intent, intent};
+use super::input::{Intent, Typeahead, intent};
 use super::render::{self, Overlay, View};
 use super::session::{Race, Session};
 use super::{Args, CmdResult};
 use crossterm::event::{self, Event as TermEvent, KeyEventKind};
+use std::io::Write;
+use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use uno_env::action::{ACCEPT, CALL_UNO, CHALLENGE, COLOUR, DRAW, NO_UNO, PASS};
 use uno_env::{Event, Face, Phase};
@@ -408,7 +411,16 @@ impl App {
                 _ => self.refuse("Nothing to accept."),
             },
             Intent::Slap => self.refuse("No SLAP race now."),
-            Intent::Unknown(c) => self.refuse(format!("Key `{c}` does nothing: press ? for help.")),
+            Intent::Unknown(c) => {
+                // A control character (U+0085, U+009B: CSI) typed as text is
+                // named, not drawn: a terminal may act on it.
+                let c: String = if c.is_control() {
+                    c.escape_debug().collect()
+                } else {
+                    c.into()
+                };
+                self.refuse(format!("Key `{c}` does nothing: press ? for help."))
+            }
             Intent::Quit | Intent::Help | Intent::Close | Intent::LogUp | Intent::LogDown => {}
         }
     }
@@ -587,29 +599,92 @@ impl App {
     }
 }
 
+/// Set by SIGINT, SIGTERM or SIGHUP while a full-screen view runs (see [`stop_signal`]).
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// How long the event loop has, after a signal, to restore the terminal and
+/// write the transcript before the program exits regardless.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// Catches SIGINT, SIGTERM and SIGHUP (`kill`, a closed terminal; Ctrl-C is
+/// a key in raw mode) for the full-screen views, which would otherwise die
+/// with the terminal left in raw mode and on the alternate screen. The flag
+/// it returns is raised; the event loop sees it within one poll and ends as
+/// `q` does, then exits with [`INTERRUPTED`](crate::commands::INTERRUPTED).
+/// If it has not ended within [`STOP_GRACE`] (a terminal gone for good can
+/// keep crossterm's read from returning), the terminal is restored and the
+/// program exits with that code regardless.
+pub fn stop_signal() -> &'static AtomicBool {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        // One handler per process: if another is installed (tests), keys still quit.
+        let _ = ctrlc::set_handler(|| {
+            STOP.store(true, Ordering::SeqCst);
+            std::thread::sleep(STOP_GRACE);
+            restore_terminal();
+            std::process::exit(crate::commands::INTERRUPTED);
+        });
+    });
+    &STOP
+}
+
+/// Leaves raw mode and the alternate screen. A failure (the terminal is
+/// gone) is reported if stderr can take it, never a panic.
+pub fn restore_terminal() {
+    if let Err(e) = ratatui::try_restore() {
+        let _ = writeln!(std::io::stderr(), "cannot restore the terminal: {e}");
+    }
+}
+
 /// Runs the full-screen game.
 pub fn run(s: Session, a: &Args) -> CmdResult {
     let mut app = App::new(s, a);
+    let stop = stop_signal();
+    let mut typeahead = Typeahead::new();
     let mut terminal = ratatui::try_init()
         .map_err(|e| format!("cannot open the terminal ({e}): use --plain to play line by line"))?;
     let result = (|| -> Result<(), String> {
-        while !app.quit {
+        while !app.quit && !stop.load(Ordering::SeqCst) {
             terminal
                 .draw(|f| render::draw(f, &app.view()))
                 .map_err(|e| e.to_string())?;
-            if event::poll(Duration::from_millis(40)).map_err(|e| e.to_string())?
-                && let TermEvent::Key(k) = event::read().map_err(|e| e.to_string())?
-                && k.kind != KeyEventKind::Release
-                && let Some(it) = intent(k)
-            {
-                app.handle(it);
+            if event::poll(Duration::from_millis(40)).map_err(|e| e.to_string())? {
+                typeahead.read();
+                // Every key already read is taken before the next frame: a
+                // paste is thousands of keys, and a frame each took seconds.
+                for _ in 0..1024 {
+                    if let TermEvent::Key(k) = event::read().map_err(|e| e.to_string())?
+                        && k.kind != KeyEventKind::Release
+                        && let Some(it) = intent(k)
+                    {
+                        app.handle(it);
+                    }
+                    app.tick();
+                    if app.quit || !event::poll(Duration::ZERO).map_err(|e| e.to_string())? {
+                        break;
+                    }
+                }
+            } else {
+                if let Some(n) = typeahead.stuck() {
+                    app.refuse(format!(
+                        "Ignored {n} bytes of input typed ahead (a long paste?): keys are read one at a time."
+                    ));
+                }
+                app.tick();
             }
-            app.tick();
         }
         Ok(())
     })();
-    ratatui::restore();
+    restore_terminal();
     let saved = app.s.save();
+    if stop.load(Ordering::SeqCst) {
+        // A signal: the terminal may be gone (SIGHUP), so nothing here may panic on output.
+        if let (Ok(()), Some(p)) = (&saved, &app.s.transcript_path) {
+            let _ = writeln!(std::io::stdout(), "Transcript written to {}.", p.display());
+        }
+        let _ = writeln!(std::io::stderr(), "stopped by a signal");
+        std::process::exit(crate::commands::INTERRUPTED);
+    }
     result?;
     saved?;
     if let Some(p) = &app.s.transcript_path {
@@ -665,6 +740,23 @@ mod tests {
                 _ => None,
             })
             .expect("a SLAP")
+    }
+
+    #[test]
+    fn a_control_character_typed_is_named_not_drawn() {
+        let mut app = app(&["--rules", "classic", "--players", "2"]);
+        while !app.s.human_to_act() {
+            app.tick();
+        }
+        app.handle(Intent::Unknown('\u{9b}'));
+        let (text, refused) = app.message.clone().unwrap();
+        assert!(refused);
+        assert_eq!(text, "Key `\\u{9b}` does nothing: press ? for help.");
+        app.handle(Intent::Unknown('é'));
+        assert_eq!(
+            app.message.unwrap().0,
+            "Key `é` does nothing: press ? for help."
+        );
     }
 
     #[test]
