@@ -1,7 +1,8 @@
 //! Keys → intents. The mapping is the same in every phase; what an intent
 //! does depends on the phase (see `tui::App::handle`).
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use std::time::Duration;
 use uno_env::Colour;
 
 /// What a key asks for.
@@ -115,14 +116,36 @@ impl Typeahead {
         }
     }
 
-    /// After a poll that returned an event.
-    pub fn read(&mut self) {
+    /// Waits up to `wait` for input, then hands every key press already
+    /// read to `key` (at most 1,024: a paste is thousands of keys, and a
+    /// frame each took seconds) until it returns `false`. When nothing came,
+    /// the number of stuck bytes it discarded, if any.
+    pub fn keys(
+        &mut self,
+        wait: Duration,
+        mut key: impl FnMut(KeyEvent) -> bool,
+    ) -> std::io::Result<Option<usize>> {
+        if !event::poll(wait)? {
+            return Ok(self.stuck());
+        }
         self.idle = 0;
+        for _ in 0..1024 {
+            if let Event::Key(k) = event::read()?
+                && k.kind != KeyEventKind::Release
+                && !key(k)
+            {
+                break;
+            }
+            if !event::poll(Duration::ZERO)? {
+                break;
+            }
+        }
+        Ok(None)
     }
 
     /// After a poll that returned nothing: the number of stuck bytes
     /// discarded, if there were any.
-    pub fn stuck(&mut self) -> Option<usize> {
+    fn stuck(&mut self) -> Option<usize> {
         #[cfg(unix)]
         if let Some(tty) = &self.tty {
             let n = tty.pending();

@@ -149,8 +149,8 @@ type Line = (Instant, Option<String>);
 
 /// Reads one line of at most [`MAX_LINE`] bytes into `bytes`, without its
 /// line break: `Ok(Some(true))`. A longer line is `Ok(Some(false))` as soon
-/// as its first bytes show it too long; the caller skips the rest with
-/// [`skip_line`]. `Ok(None)` at the end of input.
+/// as its first bytes show it too long; the caller skips the rest
+/// (`BufRead::skip_until`). `Ok(None)` at the end of input.
 fn read_line(r: &mut impl BufRead, bytes: &mut Vec<u8>) -> std::io::Result<Option<bool>> {
     bytes.clear();
     let n = Read::take(&mut *r, MAX_LINE as u64 + 1).read_until(b'\n', bytes)?;
@@ -163,27 +163,6 @@ fn read_line(r: &mut impl BufRead, bytes: &mut Vec<u8>) -> std::io::Result<Optio
     }
     // Else the last line, without a line break, or a line too long.
     Ok(Some(n <= MAX_LINE))
-}
-
-/// Skips input up to and including the next line break (or the end of
-/// input), holding at most one buffer of it at a time.
-fn skip_line(r: &mut impl BufRead) -> std::io::Result<()> {
-    loop {
-        let buf = r.fill_buf()?;
-        if buf.is_empty() {
-            return Ok(());
-        }
-        match buf.iter().position(|&b| b == b'\n') {
-            Some(i) => {
-                r.consume(i + 1);
-                return Ok(());
-            }
-            None => {
-                let n = buf.len();
-                r.consume(n);
-            }
-        }
-    }
 }
 
 /// What the reader thread sends: a line, or the end of input.
@@ -207,7 +186,8 @@ fn reader() -> Receiver<Line> {
             if tx.send((Instant::now(), line)).is_err() {
                 break;
             }
-            if long && skip_line(&mut stdin).is_err() {
+            // The rest of the long line, one buffer at a time.
+            if long && stdin.skip_until(b'\n').is_err() {
                 break;
             }
         }

@@ -10,7 +10,7 @@ use super::narrate::{Names, known, narrate_known, start_effects};
 use super::render::{self, Overlay, View};
 use super::session::{prompt, round_intro, scores_line};
 use super::transcript::Transcript;
-use crossterm::event::{self, Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
+use crossterm::event::{KeyCode, KeyModifiers};
 use ratatui::layout::Rect;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -314,22 +314,14 @@ pub fn run_tui(r: Replay, colour_blind: bool) -> CmdResult {
             terminal
                 .draw(|f| render::draw(f, &view))
                 .map_err(|e| e.to_string())?;
-            if !event::poll(Duration::from_millis(200)).map_err(|e| e.to_string())? {
-                // A long paste's unread tail is dropped (no message: nothing here takes text).
-                typeahead.stuck();
-                continue;
-            }
-            typeahead.read();
-            // Every key already read is taken before the next frame: a
-            // paste is thousands of keys, and a frame each took seconds.
-            for _ in 0..1024 {
-                if let TermEvent::Key(k) = event::read().map_err(|e| e.to_string())?
-                    && k.kind != KeyEventKind::Release
-                {
+            // A long paste's unread tail is dropped (no message: nothing here takes text).
+            let mut quit = false;
+            typeahead
+                .keys(Duration::from_millis(200), |k| {
                     match k.code {
-                        KeyCode::Char('q') | KeyCode::Esc => return Ok(()),
+                        KeyCode::Char('q') | KeyCode::Esc => quit = true,
                         KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => {
-                            return Ok(());
+                            quit = true
                         }
                         KeyCode::Enter
                         | KeyCode::Right
@@ -348,10 +340,11 @@ pub fn run_tui(r: Replay, colour_blind: bool) -> CmdResult {
                         }
                         _ => {}
                     }
-                }
-                if !event::poll(Duration::ZERO).map_err(|e| e.to_string())? {
-                    break;
-                }
+                    !quit
+                })
+                .map_err(|e| e.to_string())?;
+            if quit {
+                return Ok(());
             }
         }
         Ok(())

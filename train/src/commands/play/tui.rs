@@ -7,7 +7,6 @@ use super::input::{Intent, Typeahead, intent};
 use super::render::{self, Overlay, View};
 use super::session::{Race, Session};
 use super::{Args, CmdResult};
-use crossterm::event::{self, Event as TermEvent, KeyEventKind};
 use std::io::Write;
 use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -414,11 +413,7 @@ impl App {
             Intent::Unknown(c) => {
                 // A control character (U+0085, U+009B: CSI) typed as text is
                 // named, not drawn: a terminal may act on it.
-                let c: String = if c.is_control() {
-                    c.escape_debug().collect()
-                } else {
-                    c.into()
-                };
+                let c = super::plain::echo(&c.to_string());
                 self.refuse(format!("Key `{c}` does nothing: press ? for help."))
             }
             Intent::Quit | Intent::Help | Intent::Close | Intent::LogUp | Intent::LogDown => {}
@@ -648,28 +643,21 @@ pub fn run(s: Session, a: &Args) -> CmdResult {
             terminal
                 .draw(|f| render::draw(f, &app.view()))
                 .map_err(|e| e.to_string())?;
-            if event::poll(Duration::from_millis(40)).map_err(|e| e.to_string())? {
-                typeahead.read();
-                // Every key already read is taken before the next frame: a
-                // paste is thousands of keys, and a frame each took seconds.
-                for _ in 0..1024 {
-                    if let TermEvent::Key(k) = event::read().map_err(|e| e.to_string())?
-                        && k.kind != KeyEventKind::Release
-                        && let Some(it) = intent(k)
-                    {
+            let dropped = typeahead
+                .keys(Duration::from_millis(40), |k| {
+                    if let Some(it) = intent(k) {
                         app.handle(it);
                     }
                     app.tick();
-                    if app.quit || !event::poll(Duration::ZERO).map_err(|e| e.to_string())? {
-                        break;
-                    }
-                }
-            } else {
-                if let Some(n) = typeahead.stuck() {
-                    app.refuse(format!(
-                        "Ignored {n} bytes of input typed ahead (a long paste?): keys are read one at a time."
-                    ));
-                }
+                    !app.quit
+                })
+                .map_err(|e| e.to_string())?;
+            if let Some(n) = dropped {
+                app.refuse(format!(
+                    "Ignored {n} bytes of input typed ahead (a long paste?): keys are read one at a time."
+                ));
+            }
+            if !app.quit {
                 app.tick();
             }
         }
