@@ -667,10 +667,10 @@ impl VecEnv {
         let n = self.num_envs();
         out.check(n).map_err(VecEnvError::Config)?;
         if actions.len() != n {
-            return Err(VecEnvError::Config(ConfigError::Env(format!(
-                "{} actions for {n} games",
-                actions.len()
-            ))));
+            return Err(VecEnvError::ActionCount {
+                given: actions.len(),
+                games: n,
+            });
         }
         for (i, (s, &a)) in self.states.iter().zip(actions).enumerate() {
             let a = a as usize;
@@ -726,9 +726,17 @@ impl VecEnv {
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum VecEnvError {
-    /// A buffer or argument has the wrong size.
+    /// A buffer has the wrong size.
     #[error(transparent)]
     Config(ConfigError),
+    /// A step got a number of actions other than one per game (nothing was applied).
+    #[error("{given} actions for {games} games")]
+    ActionCount {
+        /// Actions given.
+        given: usize,
+        /// Games in the env.
+        games: usize,
+    },
     /// An action was illegal; nothing was applied.
     #[error("game {env}: {error}")]
     Action {

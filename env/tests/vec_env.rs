@@ -4,7 +4,9 @@
 
 use uno_env::obs::{OBS_SIZE, ORACLE_SIZE, encode, encode_oracle};
 use uno_env::vec_env::Picker;
-use uno_env::{Buffers, EnvConfig, Episode, Game, NUM_ACTIONS, PRESETS, RewardMode, Rules, VecEnv};
+use uno_env::{
+    Buffers, EnvConfig, Episode, Game, NUM_ACTIONS, PRESETS, RewardMode, Rules, VecEnv, VecEnvError,
+};
 
 fn config(preset: &str, players: usize) -> EnvConfig {
     EnvConfig::new(Rules::preset(preset).unwrap(), players)
@@ -320,8 +322,10 @@ fn illegal_action_in_a_batch_changes_nothing() {
     let err = env.step(&actions, buf.batch()).unwrap_err().to_string();
     assert!(err.contains("game 2"), "{err}");
     assert_eq!(env.states(), &before[..]);
-    let err = env.step(&[0, 1], buf.batch()).unwrap_err().to_string();
-    assert!(err.contains("2 actions for 4 games"), "{err}");
+    let err = env.step(&[0, 1], buf.batch()).unwrap_err();
+    assert_eq!(err, VecEnvError::ActionCount { given: 2, games: 4 });
+    assert!(err.to_string().contains("2 actions for 4 games"), "{err}");
+    assert_eq!(env.states(), &before[..]);
     // The optional legal-id buffers come as a pair of the right sizes.
     let mut half = Buffers::with_legal_ids(n);
     half.legal_count.clear();
