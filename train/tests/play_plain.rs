@@ -451,10 +451,20 @@ fn a_variant_of_a_preset_gets_the_heuristic_not_the_presets_checkpoint() {
         let a: Vec<&str> = a.iter().map(String::as_str).collect();
         run(&a, String::new(), Duration::ZERO, Duration::from_secs(30))
     };
-    let (code, out, err) = play("classic");
+    let (code, out, err) = play("attack-2010");
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("bot: shipped checkpoint"), "{}", tail(&out));
-    assert!(out.contains("classic-2p"), "{}", tail(&out));
+    assert!(out.contains("attack-2010-2p"), "{}", tail(&out));
+    // checkpoints/bots.toml names universal for classic at 2 players (it
+    // beats classic-2p head to head), and the note says so.
+    let (code, out, err) = play("classic");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("bot: shipped checkpoint")
+            && out.contains("universal (chosen in bots.toml: it beats classic-2p"),
+        "{}",
+        tail(&out)
+    );
     // No checkpoint ships for Flash alone: the network trained on every
     // preset (`checkpoints/universal`, `train --tables`) plays.
     let (code, out, err) = play("flash");
@@ -467,13 +477,13 @@ fn a_variant_of_a_preset_gets_the_heuristic_not_the_presets_checkpoint() {
     // The preset's rules under another name: its checkpoint plays (as the
     // arena accepts it), and the note says why.
     let path = tmp("renamed.toml");
-    std::fs::write(&path, "preset = \"classic\"\nname = \"myclassic\"\n").unwrap();
+    std::fs::write(&path, "preset = \"attack-2010\"\nname = \"myattack\"\n").unwrap();
     let (code, out, err) = play(path.to_str().unwrap());
     std::fs::remove_file(&path).ok();
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("bot: shipped checkpoint")
-            && out.contains("classic-2p, for `classic`: the same rules as `myclassic`"),
+            && out.contains("attack-2010-2p, for `attack-2010`: the same rules as `myattack`"),
         "{}",
         tail(&out)
     );

@@ -1,8 +1,11 @@
-//! Which bot sits at the table: the `--bot` spec, or the shipped checkpoint
-//! for these rules and table size (`checkpoints/<rules>-<N>p/meta.json`),
-//! else a shipped network trained on several tables that include these rules
-//! (`train --tables`, e.g. `checkpoints/universal`), falling back to `heuristic`.
+//! Which bot sits at the table: the `--bot` spec; or the shipped checkpoint
+//! that `checkpoints/bots.toml` names for these rules and table size (a
+//! choice measured head to head); or the shipped checkpoint for these rules
+//! and table size (`checkpoints/<rules>-<N>p/meta.json`); else a shipped
+//! network trained on several tables that include these rules (`train
+//! --tables`, e.g. `checkpoints/universal`); falling back to `heuristic`.
 
+use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use uno_agents::neural::TableMeta;
 use uno_agents::{Agent, AgentSpec, build, parse_spec};
@@ -81,6 +84,85 @@ fn multi_table_in(roots: &[PathBuf], rules: &str, players: usize) -> Option<(Pat
     })
 }
 
+/// The file beside the shipped checkpoints that names, per table, a bot
+/// other than the table's own checkpoint (`<rules>-<N>p`).
+pub const BOTS_FILE: &str = "bots.toml";
+
+/// `bots.toml`: the tables whose default bot was chosen by measurement.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BotsFile {
+    /// One entry per table.
+    #[serde(default)]
+    table: Vec<BotEntry>,
+}
+
+/// One `[[table]]` of `bots.toml`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BotEntry {
+    /// Rules name (a preset, or a rules file's `name`).
+    rules: String,
+    /// Table size.
+    players: usize,
+    /// A checkpoint directory beside `bots.toml`.
+    bot: String,
+    /// The measurement behind the choice, shown to the player.
+    why: String,
+}
+
+/// The bot that `bots.toml` (in the first of `roots` holding one) names for
+/// these rules and table size: its directory, the table of its `meta.json`
+/// that serves these rules, and the file's reason. A file that does not
+/// parse, or names a checkpoint that is missing or trained for other rules,
+/// is an error naming the file.
+fn preferred_in(
+    roots: &[PathBuf],
+    rules: &str,
+    players: usize,
+) -> Result<Option<(PathBuf, TableMeta, String)>, String> {
+    let Some((root, file)) = roots
+        .iter()
+        .map(|r| (r, r.join(BOTS_FILE)))
+        .find(|(_, f)| f.is_file())
+    else {
+        return Ok(None);
+    };
+    let fail = |e: String| format!("{}: {e}", file.display());
+    let text = uno_env::file::read_text(&file, 1 << 20, "bots file")
+        .map_err(|e| format!("cannot read {e}"))?;
+    let bots: BotsFile =
+        toml::from_str(&text).map_err(|e| fail(uno_env::rules::toml_error_line(&text, &e)))?;
+    let mut found = bots
+        .table
+        .into_iter()
+        .filter(|t| t.rules.eq_ignore_ascii_case(rules) && t.players == players);
+    let Some(entry) = found.next() else {
+        return Ok(None);
+    };
+    if found.next().is_some() {
+        return Err(fail(format!("lists {rules} at {players} players twice")));
+    }
+    let table_name = format!("`{}` for {rules} at {players} players", entry.bot);
+    let plain = Path::new(&entry.bot)
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)));
+    if entry.bot.is_empty() || !plain || entry.bot.contains(['/', '\\']) {
+        return Err(fail(format!(
+            "names {table_name}: `bot` must be the name of a checkpoint directory beside the file"
+        )));
+    }
+    let dir = root.join(&entry.bot);
+    let meta = uno_agents::neural::read_meta(&dir)
+        .map_err(|e| fail(format!("names {table_name}: {e}")))?;
+    let table = meta.table_for(rules, players).ok_or_else(|| {
+        fail(format!(
+            "names {table_name}, but that checkpoint was not trained on {rules}"
+        ))
+    })?;
+    Ok(Some((dir, table, entry.why)))
+}
+
 /// Resolves `--bot` (or the default) into a spec; an explicit bad spec is an error.
 pub fn resolve(bot: Option<&str>, game: &Game) -> Result<BotChoice, String> {
     if let Some(s) = bot {
@@ -107,8 +189,11 @@ pub fn resolve(bot: Option<&str>, game: &Game) -> Result<BotChoice, String> {
     }
     let name = rules_key(game);
     let n = game.num_players();
-    let shipped = match shipped_checkpoint(&name, n) {
-        Some(dir) => {
+    let preferred = preferred_in(&checkpoint_roots(), &name, n)?;
+    let why = preferred.as_ref().map(|p| p.2.clone());
+    let shipped = match (preferred, shipped_checkpoint(&name, n)) {
+        (Some((dir, table, _)), _) => Some((dir, table)),
+        (None, Some(dir)) => {
             // An unreadable meta.json fails to load below, with its error.
             let table = uno_agents::neural::read_meta(&dir)
                 .map(|m| m.main_table())
@@ -119,7 +204,7 @@ pub fn resolve(bot: Option<&str>, game: &Game) -> Result<BotChoice, String> {
                 });
             Some((dir, table))
         }
-        None => shipped_multi_table(&name, n),
+        (None, None) => shipped_multi_table(&name, n),
     };
     if let Some((dir, table)) = shipped {
         // A variant of the preset (a rules file that keeps its name) is not
@@ -152,8 +237,14 @@ pub fn resolve(bot: Option<&str>, game: &Game) -> Result<BotChoice, String> {
                 } else {
                     format!(", for `{name}`: the same rules as `{}`", game.rules().name)
                 };
+                let why = why
+                    .map(|w| format!(" (chosen in {BOTS_FILE}: {w})"))
+                    .unwrap_or_default();
                 return Ok(BotChoice {
-                    note: format!("bot: shipped checkpoint {}{size}{alias}", dir.display()),
+                    note: format!(
+                        "bot: shipped checkpoint {}{size}{alias}{why}",
+                        dir.display()
+                    ),
                     spec,
                 });
             }
@@ -234,6 +325,80 @@ mod tests {
             .collect();
         std::fs::create_dir_all(dir).unwrap();
         write_meta(dir, &meta).unwrap();
+    }
+
+    #[test]
+    fn bots_toml_names_the_bot_of_the_tables_it_lists() {
+        let root = tempfile::tempdir().unwrap();
+        let roots = vec![root.path().to_path_buf()];
+        fake(&root.path().join("classic-2p"), &[]);
+        fake(&root.path().join("multi"), &[("classic", 2), ("flash", 4)]);
+        let write = |text: &str| std::fs::write(root.path().join(BOTS_FILE), text).unwrap();
+        let pick = |r: &str, n| {
+            preferred_in(&roots, r, n).map(|p| {
+                p.map(|(d, t, why)| {
+                    let name = d.file_name().unwrap().to_string_lossy().to_string();
+                    (name, t.rules, t.players, why)
+                })
+            })
+        };
+        // No file: no choice made here.
+        assert_eq!(pick("classic", 2), Ok(None));
+        write(
+            "[[table]]\nrules = \"classic\"\nplayers = 2\nbot = \"multi\"\nwhy = \"measured\"\n\n\
+             [[table]]\nrules = \"flash\"\nplayers = 3\nbot = \"multi\"\nwhy = \"w\"\n",
+        );
+        assert_eq!(
+            pick("classic", 2),
+            Ok(Some((
+                "multi".into(),
+                "classic".into(),
+                2,
+                "measured".into()
+            )))
+        );
+        // The table of the checkpoint that serves these rules (any size).
+        assert_eq!(
+            pick("flash", 3),
+            Ok(Some(("multi".into(), "flash".into(), 4, "w".into())))
+        );
+        // Tables the file does not list are left to the usual rule.
+        assert_eq!(pick("classic", 3), Ok(None));
+        assert_eq!(pick("attack-2010", 2), Ok(None));
+        // Every bad file is an error naming it and the problem.
+        let entry = |bot: &str| {
+            format!("[[table]]\nrules = \"classic\"\nplayers = 2\nbot = \"{bot}\"\nwhy = \"w\"\n")
+        };
+        for (text, problem) in [
+            ("[[table]\n".to_string(), "line 1, column"),
+            (entry("multi").replace("why", "how"), "unknown field `how`"),
+            (
+                entry("multi") + &entry("classic-2p"),
+                "lists classic at 2 players twice",
+            ),
+            (entry("gone"), "names `gone` for classic at 2 players"),
+            (
+                entry("../multi"),
+                "must be the name of a checkpoint directory",
+            ),
+            (entry(""), "must be the name of a checkpoint directory"),
+            (
+                entry("multi").replace("classic", "attack-1999"),
+                "but that checkpoint was not trained on attack-1999",
+            ),
+        ] {
+            write(&text);
+            let rules = if text.contains("attack-1999") {
+                "attack-1999"
+            } else {
+                "classic"
+            };
+            let err = preferred_in(&roots, rules, 2).unwrap_err();
+            assert!(
+                err.contains(BOTS_FILE) && err.contains(problem),
+                "{text:?}: {err}"
+            );
+        }
     }
 
     #[test]

@@ -30,9 +30,10 @@ pub struct Args {
     /// Players at the table (2..=10): you and N-1 bots.
     #[arg(long, default_value_t = 4)]
     pub players: usize,
-    /// Agent spec for the bots (default: the shipped checkpoint for these rules
-    /// and table size under checkpoints/<rules>-<N>p/, else a shipped network
-    /// trained on several tables that include these rules, e.g.
+    /// Agent spec for the bots (default: the shipped network that
+    /// checkpoints/bots.toml names for these rules and table size, else the
+    /// shipped checkpoint under checkpoints/<rules>-<N>p/, else a shipped
+    /// network trained on several tables that include these rules, e.g.
     /// checkpoints/universal, else `heuristic`).
     #[arg(long)]
     pub bot: Option<String>,
