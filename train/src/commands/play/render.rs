@@ -386,9 +386,21 @@ fn draw_launcher(f: &mut Frame, area: Rect, v: &View) {
 
 fn draw_log(f: &mut Frame, area: Rect, v: &View) {
     let h = area.height.saturating_sub(2) as usize;
+    let width = area.width.saturating_sub(2) as usize;
     let end = v.log.len().saturating_sub(v.log_scroll);
-    let start = end.saturating_sub(h);
-    let lines: Vec<Line> = v.log[start..end]
+    // The newest entries that fill the panel, each wrapped to its width (a
+    // long entry, such as the hand a challenged bot shows, is read whole);
+    // the oldest of them may show only its last rows.
+    let mut rows: Vec<String> = Vec::new();
+    for entry in v.log[..end].iter().rev() {
+        let mut wrapped = wrap_entry(entry, width);
+        wrapped.append(&mut rows);
+        rows = wrapped;
+        if rows.len() >= h {
+            break;
+        }
+    }
+    let lines: Vec<Line> = rows[rows.len().saturating_sub(h)..]
         .iter()
         .map(|l| Line::from(l.clone()))
         .collect();
@@ -401,6 +413,52 @@ fn draw_log(f: &mut Frame, area: Rect, v: &View) {
         Paragraph::new(lines).block(Block::bordered().title(title)),
         area,
     );
+}
+
+/// `text` in rows of at most `width` columns, broken at spaces (a word wider
+/// than a row is cut between characters); rows after the first are indented
+/// by two columns, so an entry's continuation reads apart from the next entry.
+fn wrap_entry(text: &str, width: usize) -> Vec<String> {
+    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+    const INDENT: &str = "  ";
+    let width = width.max(INDENT.len() + 1);
+    let mut rows = Vec::new();
+    let mut row = String::new();
+    // Columns `row` takes, and whether it holds nothing but its indent.
+    let (mut used, mut fresh) = (0, true);
+    for word in text.split(' ') {
+        let w = word.width();
+        let sep = usize::from(!fresh);
+        if used + sep + w <= width {
+            if !fresh {
+                row.push(' ');
+            }
+            row.push_str(word);
+            (used, fresh) = (used + sep + w, false);
+            continue;
+        }
+        if !fresh {
+            rows.push(std::mem::replace(&mut row, INDENT.to_string()));
+            (used, fresh) = (INDENT.len(), true);
+        }
+        if used + w <= width {
+            row.push_str(word);
+            (used, fresh) = (used + w, false);
+            continue;
+        }
+        // A word wider than a row: cut between characters.
+        for c in word.chars() {
+            let cw = c.width().unwrap_or(0);
+            if used + cw > width && !fresh {
+                rows.push(std::mem::replace(&mut row, INDENT.to_string()));
+                used = INDENT.len();
+            }
+            row.push(c);
+            (used, fresh) = (used + cw, false);
+        }
+    }
+    rows.push(row);
+    rows
 }
 
 /// One row of the hand panel and the cards it holds (indices into the
@@ -833,6 +891,65 @@ mod tests {
         // A short message keeps the two rows of before.
         v.message = Some(("✗ No.".into(), true));
         assert_eq!(status_height(&v, 80), 2);
+    }
+
+    #[test]
+    fn a_long_log_entry_wraps_and_is_read_whole() {
+        // Rows of at most the width, broken at spaces, continuations indented;
+        // the words come back in order.
+        let text = "Bot 2 shows: R1 R2 R3 Y4 Y5 G6 G7 B8 B9 wild wild-draw4 skip reverse (end)";
+        for width in [1, 5, 12, 30, 78, 200] {
+            let rows = wrap_entry(text, width);
+            for (i, r) in rows.iter().enumerate() {
+                assert!(r.chars().count() <= width.max(3), "{width}: {rows:?}");
+                assert_eq!(i > 0, r.starts_with("  "), "{width}: {rows:?}");
+            }
+            let words: String = rows.iter().map(|r| r.trim()).collect::<Vec<_>>().join(" ");
+            if width >= 14 {
+                assert_eq!(words, text, "{width}: {rows:?}");
+            } else {
+                // Words wider than a row are cut between characters.
+                assert_eq!(words.replace(' ', ""), text.replace(' ', ""), "{width}");
+            }
+        }
+        assert_eq!(wrap_entry("short", 78), vec!["short".to_string()]);
+        // Width by columns: ★ (colour-blind wild) is one column, 漢 two.
+        assert_eq!(
+            wrap_entry("★★★ ★★", 5),
+            vec!["★★★".to_string(), "  ★★".into()]
+        );
+        assert_eq!(
+            wrap_entry("漢漢 漢", 5),
+            vec!["漢漢".to_string(), "  漢".into()]
+        );
+
+        // On the screen: the whole entry at 80 columns, the newest entry last.
+        let (g, s, names) = table(&[7, 7, 7, 7]);
+        let log: Vec<String> = (0..30)
+            .map(|i| format!("entry {i}"))
+            .chain(std::iter::once(
+                "classic · 2 players · seed 1 · bot: shipped checkpoint checkpoints/universal \
+                 (chosen in bots.toml: it beats classic-2p head to head, 52.9 % [52.2, 53.6] \
+                 of 20,000 games) (end of entry)"
+                    .to_string(),
+            ))
+            .collect();
+        let mut v = view(&g, &s, &names, false);
+        v.log = &log;
+        let screen = screen(&v, 80, 24);
+        let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains("checkpoints/universal")
+                && flat.contains("of 20,000 games) (end of entry)"),
+            "{screen}"
+        );
+        assert!(flat.contains("entry 29"), "{screen}");
+        // Scrolled back past it: the entries before it, the newest of them last.
+        v.log_scroll = 1;
+        let screen = super::tests::screen(&v, 80, 24);
+        assert!(!screen.contains("(end of entry)"), "{screen}");
+        let last = screen.lines().rfind(|l| l.contains("entry 2"));
+        assert!(last.is_some_and(|l| l.contains("entry 29")), "{screen}");
     }
 
     #[test]
