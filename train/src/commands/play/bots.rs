@@ -144,10 +144,8 @@ fn preferred_in(
         return Err(fail(format!("lists {rules} at {players} players twice")));
     }
     let table_name = format!("`{}` for {rules} at {players} players", entry.bot);
-    let plain = Path::new(&entry.bot)
-        .components()
-        .all(|c| matches!(c, std::path::Component::Normal(_)));
-    if entry.bot.is_empty() || !plain || entry.bot.contains(['/', '\\']) {
+    // One directory name: no path, no `.` or `..`.
+    if matches!(entry.bot.as_str(), "" | "." | "..") || entry.bot.contains(['/', '\\']) {
         return Err(fail(format!(
             "names {table_name}: `bot` must be the name of a checkpoint directory beside the file"
         )));
