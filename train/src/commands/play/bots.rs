@@ -4,6 +4,8 @@
 //! and table size (`checkpoints/<rules>-<N>p/meta.json`); else a shipped
 //! network trained on several tables that include these rules (`train
 //! --tables`, e.g. `checkpoints/universal`); falling back to `heuristic`.
+//! Checkpoints are looked for in `./checkpoints`, then in the workspace's; a
+//! table's own checkpoint in `./checkpoints` wins over the workspace's `bots.toml`.
 
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -187,7 +189,15 @@ pub fn resolve(bot: Option<&str>, game: &Game) -> Result<BotChoice, String> {
     }
     let name = rules_key(game);
     let n = game.num_players();
-    let preferred = preferred_in(&checkpoint_roots(), &name, n)?;
+    // Roots nearest first: a table's own checkpoint in `./checkpoints` wins
+    // over a later root's `bots.toml`.
+    let roots = checkpoint_roots();
+    let own = roots.iter().position(|r| {
+        r.join(checkpoint_name(&name, n))
+            .join("meta.json")
+            .is_file()
+    });
+    let preferred = preferred_in(&roots[..own.map_or(roots.len(), |i| i + 1)], &name, n)?;
     let why = preferred.as_ref().map(|p| p.2.clone());
     let shipped = match (preferred, shipped_checkpoint(&name, n)) {
         (Some((dir, table, _)), _) => Some((dir, table)),
