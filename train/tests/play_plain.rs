@@ -459,9 +459,13 @@ fn a_variant_of_a_preset_gets_the_heuristic_not_the_presets_checkpoint() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("bot: shipped checkpoint"), "{}", tail(&out));
     assert!(out.contains("classic-2p"), "{}", tail(&out));
-    // No checkpoint ships for Flash alone: the network trained on every
-    // preset (`checkpoints/universal`, `train --tables`) plays.
     let (code, out, err) = play("flash");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("bot: shipped checkpoint"), "{}", tail(&out));
+    assert!(out.contains("flash-2p"), "{}", tail(&out));
+    // No checkpoint ships for attack-modern alone: the network trained on
+    // every preset (`checkpoints/universal`, `train --tables`) plays.
+    let (code, out, err) = play("attack-modern");
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("bot: shipped checkpoint") && out.contains("universal"),
