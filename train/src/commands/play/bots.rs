@@ -152,6 +152,12 @@ fn preferred_in(
             "names {table_name}: `bot` must be the name of a checkpoint directory beside the file"
         )));
     }
+    // The reason reaches the terminal: no escape sequences.
+    if entry.why.chars().any(char::is_control) {
+        return Err(fail(format!(
+            "names {table_name}: `why` holds control characters"
+        )));
+    }
     let dir = root.join(&entry.bot);
     let meta = uno_agents::neural::read_meta(&dir)
         .map_err(|e| fail(format!("names {table_name}: {e}")))?;
@@ -390,6 +396,11 @@ mod tests {
                 "must be the name of a checkpoint directory",
             ),
             (entry(""), "must be the name of a checkpoint directory"),
+            (entry(".."), "must be the name of a checkpoint directory"),
+            (
+                entry("multi").replace("why = \"w\"", "why = \"\\u001b[2J\""),
+                "`why` holds control characters",
+            ),
             (
                 entry("multi").replace("classic", "attack-1999"),
                 "but that checkpoint was not trained on attack-1999",
