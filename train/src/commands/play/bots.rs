@@ -36,13 +36,15 @@ fn checkpoint_roots() -> Vec<PathBuf> {
     roots
 }
 
-/// The shipped checkpoint directory for these rules and table size, if any.
-pub fn shipped_checkpoint(rules: &str, players: usize) -> Option<PathBuf> {
+/// The table's own checkpoint (`<rules>-<N>p` with a `meta.json`) in the
+/// first of `roots` that has one: the root's index and the directory.
+fn own_checkpoint_in(roots: &[PathBuf], rules: &str, players: usize) -> Option<(usize, PathBuf)> {
     let name = checkpoint_name(rules, players);
-    checkpoint_roots()
-        .into_iter()
+    roots
+        .iter()
         .map(|r| r.join(&name))
-        .find(|d| d.join("meta.json").is_file())
+        .enumerate()
+        .find(|(_, d)| d.join("meta.json").is_file())
 }
 
 /// A shipped checkpoint trained on several tables, one of them of these
@@ -66,7 +68,7 @@ fn multi_table_in(roots: &[PathBuf], rules: &str, players: usize) -> Option<(Pat
             let Ok(meta) = uno_agents::neural::read_meta(&dir) else {
                 continue;
             };
-            // One-table checkpoints are found by name (`shipped_checkpoint`).
+            // One-table checkpoints are found by name (`own_checkpoint_in`).
             if meta.tables.is_empty() {
                 continue;
             }
@@ -198,16 +200,13 @@ pub fn resolve(bot: Option<&str>, game: &Game) -> Result<BotChoice, String> {
     // Roots nearest first: a table's own checkpoint in `./checkpoints` wins
     // over a later root's `bots.toml`.
     let roots = checkpoint_roots();
-    let own = roots.iter().position(|r| {
-        r.join(checkpoint_name(&name, n))
-            .join("meta.json")
-            .is_file()
-    });
-    let preferred = preferred_in(&roots[..own.map_or(roots.len(), |i| i + 1)], &name, n)?;
+    let own = own_checkpoint_in(&roots, &name, n);
+    let searched = own.as_ref().map_or(roots.len(), |(i, _)| i + 1);
+    let preferred = preferred_in(&roots[..searched], &name, n)?;
     let why = preferred.as_ref().map(|p| p.2.clone());
-    let shipped = match (preferred, shipped_checkpoint(&name, n)) {
+    let shipped = match (preferred, own) {
         (Some((dir, table, _)), _) => Some((dir, table)),
-        (None, Some(dir)) => {
+        (None, Some((_, dir))) => {
             // An unreadable meta.json fails to load below, with its error.
             let table = uno_agents::neural::read_meta(&dir)
                 .map(|m| m.main_table())
@@ -438,7 +437,7 @@ mod tests {
         assert_eq!(pick("flash", 2), Some(("a".into(), 2)));
         assert_eq!(pick("flash", 3), Some(("a".into(), 2)));
         assert_eq!(pick("attack-1999", 4), Some(("b".into(), 2)));
-        // One-table checkpoints are found by name only (`shipped_checkpoint`).
+        // One-table checkpoints are found by name only (`own_checkpoint_in`).
         assert_eq!(pick("attack-modern", 2), None);
         assert_eq!(pick("classic", 2), Some(("a".into(), 3)));
     }
