@@ -17,6 +17,9 @@ use uno_env::{NUM_ACTIONS, OBS_SIZE, OBS_VERSION};
 
 use crate::{contiguous, fork_safe, loads, read_array, table_from_py, value_error};
 
+/// Rows per piece of `Policy.forward`: Ctrl-C is seen between pieces (tens of ms each).
+const FORWARD_CHUNK: usize = 4096;
+
 /// A checkpoint's policy/value network (`Policy(path)`), evaluated in Rust.
 #[pyclass(name = "Policy", module = "uno_attack._core", frozen)]
 pub(crate) struct PyPolicy {
@@ -129,7 +132,8 @@ impl PyPolicy {
     /// (`[n, NUM_ACTIONS]`, non-zero = legal) illegal actions get a logit of -1e9, as in the
     /// `checkpoint:` agent (which also leaves out a press that can bring no card while a
     /// card can be played; see docs/agents.md). A value of `obs` that is not finite
-    /// raises `ValueError`.
+    /// raises `ValueError`. A large batch runs in pieces of 4,096 rows, and Ctrl-C
+    /// (`KeyboardInterrupt`) stops it between two pieces.
     #[pyo3(signature = (obs, mask = None))]
     fn forward<'py>(
         &self,
@@ -167,13 +171,23 @@ impl PyPolicy {
         }
         let mut logits = vec![0.0f32; n * a];
         let mut values = vec![0.0f32; n];
-        py.detach(|| {
-            fork_safe(|| {
-                self.policy
-                    .forward_batch(x, &legal, n, &mut logits, Some(&mut values))
-            })
-        })
-        .map_err(value_error)?;
+        // In pieces of FORWARD_CHUNK rows, with Python's signal handlers run between them, so
+        // Ctrl-C stops a long batch within a piece. Rows are independent: the logits are the
+        // ones a single call gives; a value may differ in its last bits, as values of one row
+        // do between batch sizes anyway (the backend's matrix product for the 1-wide head).
+        let pieces = logits
+            .chunks_mut(FORWARD_CHUNK * a)
+            .zip(values.chunks_mut(FORWARD_CHUNK))
+            .zip(
+                x.chunks(FORWARD_CHUNK * d)
+                    .zip(legal.chunks(FORWARD_CHUNK * a)),
+            );
+        for ((l, v), (x, m)) in pieces {
+            let rows = v.len();
+            py.detach(|| fork_safe(|| self.policy.forward_batch(x, m, rows, l, Some(v))))
+                .map_err(value_error)?;
+            py.check_signals()?;
+        }
         if one {
             let v = values[0];
             return Ok((

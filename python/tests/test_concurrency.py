@@ -347,6 +347,39 @@ def test_ctrl_c_during_a_stepping_loop_leaves_the_env_exact():
     assert out.stdout.split() == ["exact"]
 
 
+def test_ctrl_c_stops_a_long_policy_forward_part_way():
+    """SIGINT during a forward pass over a large batch stops the call part way
+    (before 2026-11-30 it ran the whole batch first), and the policy is
+    unchanged. The measure is relative: the interrupted call against an
+    uninterrupted one over the same batch, in the same process."""
+    out = run_python(
+        f"""
+        import os, signal, threading, time, numpy as np, uno_attack as ua
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        p = ua.Policy({str(CHECKPOINT)!r})
+        obs = np.zeros((100_000, ua.OBS_SIZE), np.float32)
+        obs[:, ::7] = 1.0
+        before = p.forward(obs[:5])
+        t0 = time.perf_counter()
+        p.forward(obs)
+        whole = time.perf_counter() - t0
+        threading.Timer(0.05, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+        t0 = time.perf_counter()
+        try:
+            p.forward(obs)
+            print("returned")
+        except KeyboardInterrupt:
+            cut = time.perf_counter() - t0
+            print("stopped part way" if cut < whole / 2 else f"stopped after {{cut:.2f}} of {{whole:.2f}} s")
+        after = p.forward(obs[:5])
+        same = all(np.array_equal(a, b) for a, b in zip(before, after))
+        print("unchanged" if same else "changed")
+        """
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip().splitlines() == ["stopped part way", "unchanged"]
+
+
 class Interrupting:
     """An opponent whose first turn is cut by Ctrl-C (KeyboardInterrupt); it
     plays the first legal action after that."""

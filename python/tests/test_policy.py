@@ -69,6 +69,27 @@ def test_forward_matches_the_checkpoint_agent_and_the_parameters():
     assert one_value == values[5]
 
 
+def test_a_batch_run_in_pieces_gives_the_numbers_of_each_row_alone():
+    """`forward` runs more than 4,096 rows in pieces (so Ctrl-C can stop it):
+    rows on both sides of a piece's edge, and in the last short piece, come
+    out as each row alone: the logits exactly, the values to the last bits
+    (the backend's product for the 1-wide value head rounds differently at
+    different batch sizes, in one call too)."""
+    p = ua.Policy(CKPT)
+    env = ua.VecEnv("attack-2010", players=4, num_envs=1250, seed=5)
+    obs, mask, _ = env.reset()
+    for _ in range(3):
+        env.step_random()
+    obs = np.concatenate([env.obs, obs, env.obs, obs])  # 5,000 rows
+    mask = np.concatenate([env.mask, mask, env.mask, mask])
+    logits, values = p.forward(obs, mask)
+    assert logits.shape == (5000, ua.NUM_ACTIONS) and values.shape == (5000,)
+    for i in (0, 4094, 4095, 4096, 4097, 4999):
+        one_logits, one_value = p.forward(obs[i], mask[i])
+        np.testing.assert_array_equal(logits[i], one_logits)
+        assert values[i] == pytest.approx(one_value, rel=1e-6, abs=1e-6)
+
+
 def test_bad_input_is_a_clear_error(tmp_path):
     with pytest.raises(ValueError, match="checkpoint"):
         ua.Policy(tmp_path / "nothing-here")

@@ -192,7 +192,7 @@ class Policy:
     ) -> Tuple[npt.NDArray[np.float32], Any]:
         """``(logits [n, NUM_ACTIONS], values [n])`` for ``obs [n, OBS_SIZE]`` (one row in: one
         row of logits and a float, hence ``Any``). With ``mask`` (non-zero = legal) illegal
-        logits are -1e9."""
+        logits are -1e9. Ctrl-C stops a large batch between pieces of 4,096 rows."""
     def parameters(self) -> Dict[str, npt.NDArray[np.float32]]:
         """``{name: array}`` in forward order: ``trunk.{i}.weight`` ``[in, out]``,
         ``trunk.{i}.bias`` (``norms.{i}.gamma``/``beta`` with LayerNorm), ReLU, then
