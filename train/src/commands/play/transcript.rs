@@ -80,15 +80,18 @@ impl Transcript {
 
     /// Reads a transcript written by [`Transcript::save`].
     pub fn load(path: &Path) -> Result<Transcript, String> {
-        // A long match's transcript is a few MB.
-        const MAX_TRANSCRIPT_BYTES: u64 = 256 << 20;
+        // A whole match's transcript is about 80–220 KB (2 and 4 players, classic and
+        // attack-2010, measured 2026-11-30); 32 MiB holds over a hundred times that. Parsing
+        // costs up to about 22 times the file's size in memory (30 MB of empty arrays: 660 MB
+        // and 2 s), so the cap bounds that too (it was 256 MiB: 11 s and about 3 GB).
+        const MAX_TRANSCRIPT_BYTES: u64 = 32 << 20;
         let text = uno_env::file::read_text(path, MAX_TRANSCRIPT_BYTES, "transcript")
             .map_err(|e| format!("cannot read {e}"))?;
         let value: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| format!("{} is not a transcript: {e}", path.display()))?;
         // Every string may reach the terminal: no escape sequences anywhere
         // (the rules' TOML may hold line breaks and tabs).
-        if let Some(at) = control_characters(&value, "") {
+        if let Some(at) = control_characters(&value) {
             return Err(format!("{}: {at} holds control characters", path.display()));
         }
         let t: Transcript = serde_json::from_value(value)
@@ -105,32 +108,91 @@ impl Transcript {
 }
 
 /// Where `v` holds a string (or key) with a control character, as a path
-/// like `steps[3].name`; line breaks and tabs are allowed in `rules_toml`.
-fn control_characters(v: &serde_json::Value, at: &str) -> Option<String> {
+/// like `steps[3].name` (or `a key in steps[3]`); line breaks and tabs are
+/// allowed in the top-level `rules_toml`. The path is built only for the hit,
+/// on the way back up: the walk itself allocates nothing.
+fn control_characters(v: &serde_json::Value) -> Option<String> {
+    let hit = find_control(v, true, false)?;
+    let path = hit.path.strip_prefix('.').unwrap_or(&hit.path);
+    Some(match (hit.key, path.is_empty()) {
+        (true, true) => "a key in the file".to_string(),
+        (true, false) => format!("a key in {path}"),
+        (false, _) => path.to_string(),
+    })
+}
+
+/// A control character found by [`find_control`]: the path from the value
+/// searched down to the string, or to the object whose key holds it.
+struct ControlHit {
+    /// `.key` and `[i]` segments, outermost first.
+    path: String,
+    /// True when an object's key holds the character.
+    key: bool,
+}
+
+/// The first control character in `v` (`top`: `v` is the whole file;
+/// `allow_lines`: `v` is the rules' TOML, where line breaks and tabs belong).
+fn find_control(v: &serde_json::Value, top: bool, allow_lines: bool) -> Option<ControlHit> {
     let bad = |s: &str, allow_lines: bool| {
         s.chars()
             .any(|c| c.is_control() && !(allow_lines && matches!(c, '\n' | '\r' | '\t')))
     };
+    let under = |segment: String, mut hit: ControlHit| {
+        hit.path.insert_str(0, &segment);
+        hit
+    };
     match v {
-        serde_json::Value::String(s) => bad(s, at == "rules_toml").then(|| at.to_string()),
-        serde_json::Value::Array(a) => a
-            .iter()
-            .enumerate()
-            .find_map(|(i, x)| control_characters(x, &format!("{at}[{i}]"))),
+        serde_json::Value::String(s) => bad(s, allow_lines).then(|| ControlHit {
+            path: String::new(),
+            key: false,
+        }),
+        serde_json::Value::Array(a) => a.iter().enumerate().find_map(|(i, x)| {
+            find_control(x, false, false).map(|hit| under(format!("[{i}]"), hit))
+        }),
         serde_json::Value::Object(m) => m.iter().find_map(|(k, x)| {
-            let here = if at.is_empty() {
-                k.clone()
-            } else {
-                format!("{at}.{k}")
-            };
             if bad(k, false) {
-                return Some(format!(
-                    "a key in {}",
-                    if at.is_empty() { "the file" } else { at }
-                ));
+                return Some(ControlHit {
+                    path: String::new(),
+                    key: true,
+                });
             }
-            control_characters(x, &here)
+            find_control(x, false, top && k == "rules_toml").map(|hit| under(format!(".{k}"), hit))
         }),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::control_characters;
+    use serde_json::json;
+
+    #[test]
+    fn control_characters_are_found_with_their_path() {
+        let clean = json!({
+            "rules_toml": "[rules]\n\tpreset = \"classic\"\r\n",
+            "names": ["You", "Bot 1"],
+            "steps": [{"log": ["a", "b"], "events": [{"k": 1}]}]
+        });
+        assert_eq!(control_characters(&clean), None);
+        let cases = [
+            (json!({"names": ["You", "\u{1b}[2J"]}), "names[1]"),
+            (
+                json!({"steps": [{}, {"log": ["ok", "x\u{7}"]}]}),
+                "steps[1].log[1]",
+            ),
+            // Line breaks belong only in the top-level rules TOML.
+            (
+                json!({"steps": [{"rules_toml": "a\nb"}]}),
+                "steps[0].rules_toml",
+            ),
+            (json!({"name": "a\tb"}), "name"),
+            (json!({"rules_toml": "\u{1b}]0;t"}), "rules_toml"),
+            (json!({"x\u{9b}": 1}), "a key in the file"),
+            (json!({"steps": [{"ev\u{1b}": 1}]}), "a key in steps[0]"),
+        ];
+        for (value, want) in cases {
+            assert_eq!(control_characters(&value).as_deref(), Some(want), "{value}");
+        }
     }
 }
