@@ -451,10 +451,16 @@ fn a_variant_of_a_preset_gets_the_heuristic_not_the_presets_checkpoint() {
         let a: Vec<&str> = a.iter().map(String::as_str).collect();
         run(&a, String::new(), Duration::ZERO, Duration::from_secs(30))
     };
+    // checkpoints/bots.toml names `universal` for attack-2010 at 2 players
+    // (it beats `attack-2010-2p` head to head), and the note says why.
     let (code, out, err) = play("attack-2010");
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("bot: shipped checkpoint"), "{}", tail(&out));
-    assert!(out.contains("attack-2010-2p"), "{}", tail(&out));
+    assert!(
+        out.contains("bot: shipped checkpoint")
+            && out.contains("universal (chosen in bots.toml: it beats attack-2010-2p"),
+        "{}",
+        tail(&out)
+    );
     let (code, out, err) = play("classic");
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("bot: shipped checkpoint"), "{}", tail(&out));
@@ -481,7 +487,8 @@ fn a_variant_of_a_preset_gets_the_heuristic_not_the_presets_checkpoint() {
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("bot: shipped checkpoint")
-            && out.contains("attack-2010-2p, for `attack-2010`: the same rules as `myattack`"),
+            && out.contains("universal, for `attack-2010`: the same rules as `myattack`")
+            && out.contains("chosen in bots.toml"),
         "{}",
         tail(&out)
     );
