@@ -83,7 +83,7 @@ impl Transcript {
         // A whole match's transcript is about 80–220 KB (2 and 4 players, classic and
         // attack-2010, measured 2026-11-30); 32 MiB holds over a hundred times that. Parsing
         // costs up to about 22 times the file's size in memory (30 MB of empty arrays: 660 MB
-        // and 2 s), so the cap bounds that too (it was 256 MiB: 11 s and about 3 GB).
+        // and 2.5–2.8 s), so the cap bounds that too (it was 256 MiB: 11 s and about 3 GB).
         const MAX_TRANSCRIPT_BYTES: u64 = 32 << 20;
         let text = uno_env::file::read_text(path, MAX_TRANSCRIPT_BYTES, "transcript")
             .map_err(|e| format!("cannot read {e}"))?;
@@ -91,7 +91,7 @@ impl Transcript {
             .map_err(|e| format!("{} is not a transcript: {e}", path.display()))?;
         // Every string may reach the terminal: no escape sequences anywhere
         // (the rules' TOML may hold line breaks and tabs).
-        if let Some(at) = control_characters(&value) {
+        if let Some(at) = control_characters(&value, "") {
             return Err(format!("{}: {at} holds control characters", path.display()));
         }
         let t: Transcript = serde_json::from_value(value)
@@ -109,54 +109,31 @@ impl Transcript {
 
 /// Where `v` holds a string (or key) with a control character, as a path
 /// like `steps[3].name` (or `a key in steps[3]`); line breaks and tabs are
-/// allowed in the top-level `rules_toml`. The path is built only for the hit,
-/// on the way back up: the walk itself allocates nothing.
-fn control_characters(v: &serde_json::Value) -> Option<String> {
-    let hit = find_control(v, true, false)?;
-    let path = hit.path.strip_prefix('.').unwrap_or(&hit.path);
-    Some(match (hit.key, path.is_empty()) {
-        (true, true) => "a key in the file".to_string(),
-        (true, false) => format!("a key in {path}"),
-        (false, _) => path.to_string(),
-    })
-}
-
-/// A control character found by [`find_control`]: the path from the value
-/// searched down to the string, or to the object whose key holds it.
-struct ControlHit {
-    /// `.key` and `[i]` segments, outermost first.
-    path: String,
-    /// True when an object's key holds the character.
-    key: bool,
-}
-
-/// The first control character in `v` (`top`: `v` is the whole file;
-/// `allow_lines`: `v` is the rules' TOML, where line breaks and tabs belong).
-fn find_control(v: &serde_json::Value, top: bool, allow_lines: bool) -> Option<ControlHit> {
+/// allowed in the top-level `rules_toml`.
+fn control_characters(v: &serde_json::Value, at: &str) -> Option<String> {
     let bad = |s: &str, allow_lines: bool| {
         s.chars()
             .any(|c| c.is_control() && !(allow_lines && matches!(c, '\n' | '\r' | '\t')))
     };
-    let under = |segment: String, mut hit: ControlHit| {
-        hit.path.insert_str(0, &segment);
-        hit
-    };
     match v {
-        serde_json::Value::String(s) => bad(s, allow_lines).then(|| ControlHit {
-            path: String::new(),
-            key: false,
-        }),
-        serde_json::Value::Array(a) => a.iter().enumerate().find_map(|(i, x)| {
-            find_control(x, false, false).map(|hit| under(format!("[{i}]"), hit))
-        }),
+        serde_json::Value::String(s) => bad(s, at == "rules_toml").then(|| at.to_string()),
+        serde_json::Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .find_map(|(i, x)| control_characters(x, &format!("{at}[{i}]"))),
         serde_json::Value::Object(m) => m.iter().find_map(|(k, x)| {
+            let here = if at.is_empty() {
+                k.clone()
+            } else {
+                format!("{at}.{k}")
+            };
             if bad(k, false) {
-                return Some(ControlHit {
-                    path: String::new(),
-                    key: true,
-                });
+                return Some(format!(
+                    "a key in {}",
+                    if at.is_empty() { "the file" } else { at }
+                ));
             }
-            find_control(x, false, top && k == "rules_toml").map(|hit| under(format!(".{k}"), hit))
+            control_characters(x, &here)
         }),
         _ => None,
     }
@@ -174,7 +151,7 @@ mod tests {
             "names": ["You", "Bot 1"],
             "steps": [{"log": ["a", "b"], "events": [{"k": 1}]}]
         });
-        assert_eq!(control_characters(&clean), None);
+        assert_eq!(control_characters(&clean, ""), None);
         let cases = [
             (json!({"names": ["You", "\u{1b}[2J"]}), "names[1]"),
             (
@@ -192,7 +169,11 @@ mod tests {
             (json!({"steps": [{"ev\u{1b}": 1}]}), "a key in steps[0]"),
         ];
         for (value, want) in cases {
-            assert_eq!(control_characters(&value).as_deref(), Some(want), "{value}");
+            assert_eq!(
+                control_characters(&value, "").as_deref(),
+                Some(want),
+                "{value}"
+            );
         }
     }
 }
