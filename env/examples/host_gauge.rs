@@ -4,8 +4,10 @@
 //! beside a benchmark's figures (`docs/performance.md`, session 50):
 //!
 //! - **clock**: the core's effective clock, from a chain of dependent
-//!   register additions (one a cycle on current x86-64 cores), best of three
-//!   0.1 s runs; x86-64 only;
+//!   register-to-register additions (one a cycle on current x86-64 cores),
+//!   best of three 0.1 s runs; x86-64 only. (Until session 59 the chain
+//!   added an immediate, which Intel's Golden Cove and later cores fold at
+//!   rename, several a cycle: it read 8–10 GHz on the Xeon of session 59.)
 //! - **gaps**: every thread spins reading the clock for `seconds` (default
 //!   2) at once and counts the gaps of more than 1 µs between two readings:
 //!   the guest's timer ticks, the host's interruptions and preemptions. It
@@ -30,24 +32,27 @@ struct Gaps {
     spun: Duration,
 }
 
-/// The effective clock in GHz: additions in a dependent chain (one a
-/// cycle) per second, best of three runs.
+/// The effective clock in GHz: register-to-register additions in a
+/// dependent chain (one a cycle) per second, best of three runs.
 #[cfg(target_arch = "x86_64")]
 fn clock_ghz() -> Option<f64> {
     const ROUNDS: u64 = 90_000_000;
     let mut best = f64::MAX;
     for _ in 0..3 {
-        let mut x = 0u64;
+        let (mut x, one) = (0u64, std::hint::black_box(1u64));
         let start = Instant::now();
         for _ in 0..ROUNDS {
-            // SAFETY: four additions to one register; no memory, no stack.
+            // SAFETY: four additions of one register to another; no memory,
+            // no stack. A register operand, not an immediate: a renamer
+            // that folds immediate additions cannot fold these.
             unsafe {
                 std::arch::asm!(
-                    "add {0}, 1",
-                    "add {0}, 1",
-                    "add {0}, 1",
-                    "add {0}, 1",
+                    "add {0}, {1}",
+                    "add {0}, {1}",
+                    "add {0}, {1}",
+                    "add {0}, {1}",
                     inout(reg) x,
+                    in(reg) one,
                     options(nomem, nostack)
                 )
             };
