@@ -766,7 +766,43 @@ struct Chunk<'a> {
     out: BatchMut<'a>,
 }
 
+/// Games ahead of the one being stepped whose observation and mask rows
+/// [`Chunk::prefetch_rows`] asks for (1 and 2 measured alike, session 60).
+const PREFETCH_AHEAD: usize = 2;
+
+/// Asks the CPU to start loading every cache line of `row`, so that writes
+/// to it a game later find the lines in L1 rather than wait on L2 or L3. A
+/// hint only: it reads and writes nothing, and off x86-64 it does nothing.
+#[inline(always)]
+fn prefetch_lines<T>(row: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let first = row.as_ptr().cast::<i8>();
+        let skew = first.addr() % BUFFER_ALIGN;
+        let mut off = 0;
+        while off < skew + std::mem::size_of_val(row) {
+            // SAFETY: a prefetch never faults and changes no memory; the
+            // address is in a line that `row` touches.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(first.wrapping_sub(skew).wrapping_add(off)) };
+            off += BUFFER_ALIGN;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = row;
+}
+
 impl<'a> Chunk<'a> {
+    /// Prefetches game `j`'s observation and mask rows (see [`prefetch_lines`]):
+    /// with a thousand games, a batch's rows (2 MB) outgrow L2, and the
+    /// encoder's writes otherwise stall on each line in turn (session 60,
+    /// Intel Xeon: with observations at 1,024 games, +20–35 %).
+    #[inline(always)]
+    fn prefetch_rows(&self, j: usize) {
+        prefetch_lines(&self.out.obs[j * OBS_SIZE..(j + 1) * OBS_SIZE]);
+        prefetch_lines(&self.out.mask[j * NUM_ACTIONS..(j + 1) * NUM_ACTIONS]);
+    }
+
     /// Whether every array holds one row per game of `states`.
     #[inline]
     fn rows_agree(&self) -> bool {
@@ -1280,6 +1316,9 @@ impl StepCtx<'_> {
                 for t in 0..n {
                     let j = row(t);
                     let a = v[c.base + j] as usize;
+                    if self.write_obs && t + PREFETCH_AHEAD < n {
+                        c.prefetch_rows(row(t + PREFETCH_AHEAD));
+                    }
                     self.step_game(&mut c, j, a);
                 }
             }
@@ -1299,6 +1338,9 @@ impl StepCtx<'_> {
                     next = next2;
                     if t + 2 < n {
                         next2 = c.pick(row(t + 2));
+                    }
+                    if self.write_obs && t + PREFETCH_AHEAD < n {
+                        c.prefetch_rows(row(t + PREFETCH_AHEAD));
                     }
                     self.step_game(&mut c, j, a);
                 }
