@@ -28,9 +28,11 @@ pub struct NeuralAgent {
     meta: CheckpointMeta,
     sample: bool,
     rng: ChaCha8Rng,
+    /// Row buffers of the last call, reused by the next (`rows` rows each).
     obs: Vec<f32>,
     mask: Vec<bool>,
     logits: Vec<f32>,
+    legal: Vec<u128>,
     name: String,
     /// Decisions the network failed to evaluate (each played the first legal action).
     failures: u64,
@@ -56,9 +58,10 @@ impl NeuralAgent {
             meta,
             sample,
             rng: ChaCha8Rng::seed_from_u64(seed),
-            obs: vec![0.0; OBS_SIZE],
-            mask: vec![false; NUM_ACTIONS],
-            logits: vec![0.0; NUM_ACTIONS],
+            obs: Vec::new(),
+            mask: Vec::new(),
+            logits: Vec::new(),
+            legal: Vec::new(),
             name: format!("checkpoint:{}", dir.display()),
             failures: 0,
         })
@@ -84,6 +87,15 @@ impl NeuralAgent {
         }
         self.failures += rows as u64;
         false
+    }
+
+    /// Sizes the row buffers for `rows` decisions (allocating only when a
+    /// call needs more rows than any before it).
+    fn rows(&mut self, rows: usize) {
+        self.obs.resize(rows * OBS_SIZE, 0.0);
+        self.mask.resize(rows * NUM_ACTIONS, false);
+        self.logits.resize(rows * NUM_ACTIONS, 0.0);
+        self.legal.resize(rows, 0);
     }
 
     /// The checkpoint's metadata.
@@ -171,6 +183,7 @@ impl Agent for NeuralAgent {
         if m.count_ones() == 1 {
             return m.trailing_zeros() as usize;
         }
+        self.rows(1);
         encode_row(game, state, seat, m, &mut self.obs, &mut self.mask);
         let result = self
             .policy
@@ -191,25 +204,23 @@ impl Agent for NeuralAgent {
     ) {
         let n = states.len();
         crate::agent::check_batch(n, seats.len(), seeds.map(<[u64]>::len), out.len());
-        let mut obs = vec![0.0; n * OBS_SIZE];
-        let mut mask = vec![false; n * NUM_ACTIONS];
-        let mut legal = Vec::with_capacity(n);
-        for (i, (s, &seat)) in states.iter().zip(seats).enumerate() {
-            let m = playing_mask(game, s);
+        self.rows(n);
+        for (i, ((s, &seat), legal)) in states.iter().zip(seats).zip(&mut self.legal).enumerate() {
+            *legal = playing_mask(game, s);
             encode_row(
                 game,
                 s,
                 seat,
-                m,
-                &mut obs[i * OBS_SIZE..(i + 1) * OBS_SIZE],
-                &mut mask[i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS],
+                *legal,
+                &mut self.obs[i * OBS_SIZE..(i + 1) * OBS_SIZE],
+                &mut self.mask[i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS],
             );
-            legal.push(m);
         }
-        let mut logits = vec![0.0; n * NUM_ACTIONS];
-        let result = self.policy.act_batch(&obs, &mask, n, &mut logits);
+        let result = self
+            .policy
+            .act_batch(&self.obs, &self.mask, n, &mut self.logits);
         let ok = self.succeeded(result, n);
-        for (i, (o, &m)) in out.iter_mut().zip(&legal).enumerate() {
+        for (i, (o, &m)) in out.iter_mut().zip(&self.legal).enumerate() {
             let row = i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS;
             let mut own;
             let rng = match seeds.and_then(|s| s.get(i)) {
@@ -219,7 +230,14 @@ impl Agent for NeuralAgent {
                 }
                 _ => &mut self.rng,
             };
-            *o = choose(self.sample, rng, ok, &logits[row.clone()], &mask[row], m);
+            *o = choose(
+                self.sample,
+                rng,
+                ok,
+                &self.logits[row.clone()],
+                &self.mask[row],
+                m,
+            );
         }
     }
 
