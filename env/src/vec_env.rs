@@ -767,7 +767,7 @@ struct Chunk<'a> {
 }
 
 /// Games ahead of the one being stepped whose observation and mask rows
-/// [`Chunk::prefetch_rows`] asks for (1 and 2 measured alike, session 60).
+/// [`Chunk::prefetch_rows`] asks for (1, 2 and 4 measured alike, session 60).
 const PREFETCH_AHEAD: usize = 2;
 
 /// Asks the CPU to start loading every cache line of `row`, so that writes
@@ -1311,14 +1311,18 @@ impl StepCtx<'_> {
         // The games in order, or from the last to the first (see `Chunk::descending`).
         let descending = c.descending;
         let row = |t: usize| if descending { n - 1 - t } else { t };
+        // With observations, the rows of the game `PREFETCH_AHEAD` places on.
+        let prefetch = |c: &Chunk<'_>, t: usize| {
+            if self.write_obs && t + PREFETCH_AHEAD < n {
+                c.prefetch_rows(row(t + PREFETCH_AHEAD));
+            }
+        };
         match self.actions {
             Actions::Given(v) => {
                 for t in 0..n {
                     let j = row(t);
                     let a = v[c.base + j] as usize;
-                    if self.write_obs && t + PREFETCH_AHEAD < n {
-                        c.prefetch_rows(row(t + PREFETCH_AHEAD));
-                    }
+                    prefetch(&c, t);
                     self.step_game(&mut c, j, a);
                 }
             }
@@ -1339,9 +1343,7 @@ impl StepCtx<'_> {
                     if t + 2 < n {
                         next2 = c.pick(row(t + 2));
                     }
-                    if self.write_obs && t + PREFETCH_AHEAD < n {
-                        c.prefetch_rows(row(t + PREFETCH_AHEAD));
-                    }
+                    prefetch(&c, t);
                     self.step_game(&mut c, j, a);
                 }
             }
