@@ -93,6 +93,15 @@ pub enum AgentError {
     /// opponent list or buffer that does not fit).
     #[error("{0}")]
     Env(String),
+    /// Memory ran out while building a single-agent env's games and their
+    /// agents: refused before anything was built (Python raises `MemoryError`).
+    #[error("out of memory for {what} ({mb} MB)")]
+    OutOfMemory {
+        /// What was being allocated.
+        what: String,
+        /// Its size in MiB.
+        mb: usize,
+    },
     /// The arena was stopped before its games were played
     /// ([`crate::run_arena_until`]).
     #[error("the arena was interrupted")]

@@ -48,6 +48,20 @@ impl Owned {
     }
 }
 
+/// Bytes the allocator hands out per heap block beyond its size (glibc's header, rounded up).
+const BLOCK_OVERHEAD: usize = 16;
+
+/// Memory one game takes: its slot, its list of agents and each agent's box.
+fn game_bytes(agents: &mut [Option<Owned>]) -> usize {
+    let list = std::mem::size_of_val(agents) + BLOCK_OVERHEAD;
+    let boxes: usize = agents
+        .iter_mut()
+        .flatten()
+        .map(|a| std::mem::size_of_val(a.get()) + BLOCK_OVERHEAD)
+        .sum();
+    std::mem::size_of::<Slot>() + list + boxes
+}
+
 /// One game: its state, episode counters, learner seat and per-game agents.
 struct Slot {
     state: State,
@@ -221,21 +235,44 @@ impl SoloVecEnv {
             };
             batched_at.push(Some(k));
         }
-        let mut slots = Vec::new();
-        slots.try_reserve_exact(num_envs).map_err(|_| {
-            AgentError::Env(format!(
-                "out of memory for {num_envs} games ({} MB)",
-                (num_envs * std::mem::size_of::<Slot>()) >> 20
-            ))
-        })?;
-        for i in 0..num_envs {
-            let agents = specs
+        let build_agents = || {
+            specs
                 .iter()
                 .map(|s| match s {
                     AgentSpec::Checkpoint(_) => Ok(None),
                     _ => build(s, 0).map(|a| Some(Owned::new(a))),
                 })
-                .collect::<Result<Vec<_>, _>>()?;
+                .collect::<Result<Vec<_>, _>>()
+        };
+        // Every game owns its opponents' agents: small boxes, and a small
+        // allocation that fails aborts the process. So the memory for every
+        // game is asked for first, in one allocation that may fail, sized from
+        // game 0's agents with a quarter to spare, and given back: too many
+        // games for the memory left are refused with an error, before any is
+        // built. (A guard, not a bound: agents that allocate later are not
+        // counted.)
+        let mut first = Some(build_agents()?);
+        let bytes = first.as_mut().map_or(0, |a| game_bytes(a));
+        let bytes = num_envs.saturating_mul(bytes + bytes / 4);
+        let out_of_memory = || AgentError::OutOfMemory {
+            what: format!("{num_envs} games and their agents"),
+            mb: bytes >> 20,
+        };
+        let mut probe = Vec::<u8>::new();
+        probe
+            .try_reserve_exact(bytes)
+            .map_err(|_| out_of_memory())?;
+        // Kept opaque, so that the allocation is not optimised away.
+        drop(std::hint::black_box(probe));
+        let mut slots = Vec::new();
+        slots
+            .try_reserve_exact(num_envs)
+            .map_err(|_| out_of_memory())?;
+        for i in 0..num_envs {
+            let agents = match first.take() {
+                Some(agents) => agents,
+                None => build_agents()?,
+            };
             slots.push(Slot {
                 state: game.new_state_on_stream(seed, i as u64),
                 episode: 0,

@@ -23,6 +23,15 @@ pub enum ConfigError {
     /// A vectorized-environment setting out of range (games, threads).
     #[error("invalid environment setting: {0}")]
     Env(String),
+    /// Memory ran out for the games' states: the allocation was refused and
+    /// nothing was built (Python raises `MemoryError`).
+    #[error("out of memory for {what} ({mb} MB)")]
+    OutOfMemory {
+        /// What was being allocated.
+        what: String,
+        /// Its size in MiB.
+        mb: usize,
+    },
     /// Player count outside 2..=10 (C-1).
     #[error("invalid player count {0}: UNO needs 2 to 10 players (C-1)")]
     Players(usize),

@@ -276,7 +276,7 @@ pub const TAIL_PAD: usize = 4096;
 /// games when every part holds at least 512, so every array's part boundary
 /// then lies on a line boundary too, and no line holds rows of two threads
 /// (two cores writing one line take it from each other, slowly when they
-/// share no cache; `docs/performance.md`, session 47).
+/// share no cache; `docs/performance-log.md`, session 47).
 pub const BUFFER_ALIGN: usize = 64;
 
 /// A vector whose first value starts on a [`BUFFER_ALIGN`] boundary (it
@@ -289,7 +289,7 @@ pub type AlignedVec<T> = aligned_vec::AVec<T, aligned_vec::ConstAlign<BUFFER_ALI
 /// prefetcher runs on past it: into this padding, not into the next
 /// allocation, whose first rows another thread may be writing (two cores
 /// taking the same cache lines from each other cost a third of the two-thread
-/// speed when they do not share a cache; `docs/performance.md`, session 41).
+/// speed when they do not share a cache; `docs/performance-log.md`, session 41).
 pub(crate) fn padded<T: Clone>(n: usize, v: T) -> AlignedVec<T> {
     let mut out = AlignedVec::with_capacity(BUFFER_ALIGN, n + tail_pad::<T>());
     out.resize(n, v);
@@ -559,11 +559,9 @@ impl VecEnv {
         let mut states: Vec<State> = Vec::new();
         states
             .try_reserve_exact(num_envs + tail_pad::<State>())
-            .map_err(|_| {
-                ConfigError::Env(format!(
-                    "out of memory for {num_envs} game states ({} MB)",
-                    (num_envs * std::mem::size_of::<State>()) >> 20
-                ))
+            .map_err(|_| ConfigError::OutOfMemory {
+                what: format!("{num_envs} game states"),
+                mb: (num_envs * std::mem::size_of::<State>()) >> 20,
             })?;
         states.extend((0..num_envs).map(|i| game.new_state_on_stream(seed, i as u64)));
         // Filled from their sources.
@@ -754,7 +752,7 @@ struct Chunk<'a> {
     /// cores do not share a cache: a core's prefetcher, streaming through a
     /// part in the direction of the walk, runs on past its end and takes
     /// cache lines of the next part from the core writing them (measured,
-    /// `docs/performance.md`, session 41). So the first of two neighbouring
+    /// `docs/performance-log.md`, session 41). So the first of two neighbouring
     /// parts walks down from the shared boundary and the second up from it,
     /// and both streams run off into the far ends.
     descending: bool,
@@ -864,13 +862,13 @@ impl<'a> Chunk<'a> {
 /// One part per thread is the fastest cut measured: finer parts (2, 4 or 8 a
 /// thread, taken by helpers from the front or the back of the owner's run)
 /// were 2–6 % slower on two threads, each part costing its hand-over between
-/// the cores more than it evened out (`docs/performance.md`, session 36).
+/// the cores more than it evened out (`docs/performance-log.md`, session 36).
 ///
 /// Each part is written to its slot of `plan` only when it differs from the
 /// last batch's (the same buffers give the same parts), so a worker finds its
 /// part where its core has it cached: where the cores share no cache, every
 /// line the caller rewrites costs the worker a transfer of a few hundred
-/// nanoseconds (`docs/performance.md`, session 48).
+/// nanoseconds (`docs/performance-log.md`, session 48).
 fn parallel_run(team: &mut Team, plan: &Plan, ctx: &StepCtx<'_>, chunk: Chunk<'_>) {
     let n = chunk.states.len();
     let parts = plan.slots.len();

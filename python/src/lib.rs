@@ -13,7 +13,9 @@
 #![warn(missing_docs)]
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
-use pyo3::exceptions::{PyIndexError, PyOverflowError, PyTypeError, PyUserWarning, PyValueError};
+use pyo3::exceptions::{
+    PyIndexError, PyMemoryError, PyOverflowError, PyTypeError, PyUserWarning, PyValueError,
+};
 use pyo3::prelude::*;
 use pyo3::types::{
     PyBool, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString, PyTuple, PyType,
@@ -30,6 +32,25 @@ mod policy;
 
 fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
+}
+
+/// A `VecEnv` that could not be built: `MemoryError` when memory ran out, else `ValueError`.
+fn env_error(e: uno_env::ConfigError) -> PyErr {
+    match e {
+        uno_env::ConfigError::OutOfMemory { .. } => PyMemoryError::new_err(e.to_string()),
+        e => value_error(e),
+    }
+}
+
+/// A single-agent `VecEnv` that could not be built: `MemoryError` when memory ran out, else `ValueError`.
+fn solo_env_error(e: uno_agents::AgentError) -> PyErr {
+    match e {
+        uno_agents::AgentError::OutOfMemory { .. }
+        | uno_agents::AgentError::Game(uno_env::ConfigError::OutOfMemory { .. }) => {
+            PyMemoryError::new_err(e.to_string())
+        }
+        e => value_error(e),
+    }
 }
 
 /// The process that loaded the extension (set when the module is initialised).
@@ -1719,6 +1740,19 @@ impl PyVecEnv {
         }
         let py = actions.py();
         let np = py.import("numpy")?;
+        // numpy makes `[True, 13]` an int64 array: a bool among the ids is
+        // refused here, as a bool array (and a bool action anywhere) is.
+        if actions.cast::<PyList>().is_ok() || actions.cast::<PyTuple>().is_ok() {
+            let np_bool = np.getattr("bool_")?;
+            for item in actions.try_iter()? {
+                let item = item?;
+                if item.cast::<PyBool>().is_ok() || item.is_instance(&np_bool)? {
+                    return Err(PyTypeError::new_err(
+                        "actions must be integer action ids, got a bool among them",
+                    ));
+                }
+            }
+        }
         let arr = np.call_method1("asarray", (actions,)).map_err(|e| {
             value_error(format!(
                 "actions must be a one-dimensional array of integer action ids: {e}"
@@ -1874,7 +1908,7 @@ impl PyVecEnv {
                         "seat= picks the learner's seat of a single-agent env: give opponents= too",
                     ));
                 }
-                Inner::Multi(VecEnv::new(config, num_envs, seed, threads).map_err(value_error)?)
+                Inner::Multi(VecEnv::new(config, num_envs, seed, threads).map_err(env_error)?)
             }
             Some(o) => {
                 let specs = opponent_specs(o)?;
@@ -1896,7 +1930,7 @@ impl PyVecEnv {
                             )
                         })
                     })
-                    .map_err(value_error)?;
+                    .map_err(solo_env_error)?;
                 for note in env.notes() {
                     let message =
                         std::ffi::CString::new(note.replace('\0', " ")).map_err(value_error)?;

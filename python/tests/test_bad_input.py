@@ -69,6 +69,39 @@ def test_out_of_memory_is_a_memory_error():
     assert out.stdout.split() == ["MemoryError", "alive"], out.stdout + out.stderr
 
 
+@pytest.mark.parametrize("opponents, spare_mb", [(None, 24), ("random", 100)])
+def test_games_the_memory_cannot_hold_are_a_memory_error(opponents, spare_mb):
+    """Room for the numpy buffers but not for the games: the env's own
+    allocations raise MemoryError naming what ran out, and the interpreter
+    lives on. Without opponents the 51 MB of game states do not fit in 24 MB
+    (that was a ValueError). With them, 100 MB hold the games' slots (about
+    64 MB) but not every game's nine agents besides: their small allocations
+    used to abort the interpreter."""
+    code = textwrap.dedent(
+        f"""
+        import re, resource, numpy as np, uno_attack as ua
+        n = 100_000
+        ua.VecEnv("attack-2010", 10, 16, opponents={opponents!r}).reset()
+        # Room for what is mapped now, the env's buffers (twice an
+        # observation, a mask and 76 bytes of per-game values a game) and
+        # spare_mb more.
+        vm = int(re.search(r"VmSize:\\s+(\\d+) kB", open("/proc/self/status").read()).group(1)) * 1024
+        per_game = 2 * 4 * ua.OBS_SIZE + ua.NUM_ACTIONS + 36 + 4 * 10
+        limit = vm + n * per_game + ({spare_mb} << 20)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))
+        try:
+            ua.VecEnv("attack-2010", 10, n, opponents={opponents!r})
+        except MemoryError as e:
+            print("MemoryError", "out of memory for" in str(e))
+        ua.VecEnv("attack-2010", 10, 16, opponents={opponents!r}).reset()
+        print("alive")
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["MemoryError", "True", "alive"], out.stdout + out.stderr
+
+
 def test_a_failed_reset_keeps_the_seed():
     env = ua.VecEnv("attack-2010", 4, 8, seed=1)
     env.reset()
@@ -277,3 +310,16 @@ def test_non_finite_observations_are_refused_by_policy_forward():
             p.forward(one)
     got = p.forward(obs)
     assert (got[0] == want[0]).all() and (got[1] == want[1]).all()
+
+
+def test_a_bool_among_the_actions_is_a_type_error():
+    # numpy made `[True, 13]` an int64 array, so game 0 played action 1.
+    env = ua.VecEnv("classic", 2, 2, seed=50)
+    env.reset()
+    before = env.obs.copy()
+    legal = [int(np.flatnonzero(m)[0]) for m in env.mask]
+    for actions in ([True, legal[1]], (legal[0], np.True_), [np.bool_(False), legal[1]]):
+        with pytest.raises(TypeError, match="got a bool among them"):
+            env.step(actions)
+    assert (env.obs == before).all()
+    env.step(legal)

@@ -304,3 +304,23 @@ def test_points_of_rounds_finished_before_the_learners_first_turn_are_paid_with_
         if checked >= 5:
             break
     assert checked >= 5
+
+
+@pytest.mark.parametrize("seed, error, message", [
+    (-1, OverflowError, r"seed = -1 is out of range"),
+    (2**64, OverflowError, r"seed = 18446744073709551616 is out of range"),
+    (True, TypeError, "seed must be an int, got bool"),
+    (1.5, TypeError, "seed must be an int, got float"),
+])
+def test_a_refused_seed_changes_nothing(seed, error, message):
+    # It used to be Gymnasium's own error (or True taken as 1, 2**64
+    # accepted), raised after nothing or after reseeding.
+    env, twin = gymnasium.make("UnoAttack-v0"), gymnasium.make("UnoAttack-v0")
+    _, info = env.reset(seed=5)
+    twin.reset(seed=5)
+    with pytest.raises(error, match=message):
+        env.reset(seed=seed)
+    # The episode goes on as the twin's, and the next unseeded deal is the twin's.
+    a = int(np.flatnonzero(info["action_mask"])[0])
+    assert np.array_equal(env.step(a)[0], twin.step(a)[0])
+    assert np.array_equal(env.reset()[0], twin.reset()[0])

@@ -173,3 +173,16 @@ def test_final_info_has_the_layout_of_gymnasiums_own_vector_envs():
         assert fi["seat"].shape == (4,) and (fi["_seat"] == done).all()
         for i in np.flatnonzero(done):
             assert info["final_obs"][i].shape == (ua.OBS_SIZE,)
+
+
+@pytest.mark.parametrize("seed, error", [(2**64, OverflowError), (-1, OverflowError), (True, ValueError)])
+def test_a_refused_seed_leaves_the_generator_as_it_was(seed, error):
+    # Gymnasium reseeded `np_random` before the Rust env refused the seed, so
+    # the next unseeded reset dealt other games than without the failed call.
+    env = UnoAttackVectorEnv(num_envs=2, rules="classic", players=2)
+    twin = UnoAttackVectorEnv(num_envs=2, rules="classic", players=2)
+    env.reset(seed=1)
+    twin.reset(seed=1)
+    with pytest.raises(error):
+        env.reset(seed=seed)
+    assert np.array_equal(env.reset()[0], twin.reset()[0])

@@ -254,3 +254,34 @@ def test_the_illegal_move_penalty_follows_the_reward_mode():
             want = -e.unwrapped.game.deck_points / 100
         e.step(int(np.flatnonzero(e.observe(agent)["action_mask"] == 0)[0]))
         assert e.rewards[agent] == want and all(e.terminations.values())
+
+
+@pytest.mark.parametrize("make", [uno_pz.env, uno_pz.raw_env])
+def test_a_refused_reset_changes_nothing(make):
+    # A bad seed used to be numpy's message, after the env had marked itself
+    # interrupted (every later call refused until a reset); True and 2**64
+    # were taken.
+    env, twin = make(players=3), make(players=3)
+    env.reset(seed=1)
+    twin.reset(seed=1)
+    for kwargs, error, message in [
+        ({"seed": -1}, OverflowError, "seed = -1 is out of range"),
+        ({"seed": 2**64}, OverflowError, "out of range"),
+        ({"seed": True}, TypeError, "seed must be an int, got bool"),
+        ({"seed": 0.5}, TypeError, "seed must be an int, got float"),
+    ]:
+        with pytest.raises(error, match=message):
+            env.reset(**kwargs)
+    # Still the twin's game: the same position, and the same moves.
+    for _ in range(20):
+        agent = env.agent_selection
+        obs = env.observe(agent)
+        assert agent == twin.agent_selection
+        assert np.array_equal(obs["observation"], twin.observe(agent)["observation"])
+        a = int(np.flatnonzero(obs["action_mask"])[0])
+        env.step(a)
+        twin.step(a)
+    env.reset()
+    twin.reset()
+    assert np.array_equal(env.observe(env.agent_selection)["observation"],
+                          twin.observe(twin.agent_selection)["observation"])

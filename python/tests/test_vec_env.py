@@ -53,7 +53,7 @@ def test_buffers_are_aligned_contiguous_views_with_unused_memory_after_them():
     # (two threads' parts then share no line) and leaves at least 4096 spare
     # bytes after it (the core's TAIL_PAD): the thread stepping the last games
     # prefetches into them, not into the next buffer's first rows
-    # (docs/performance.md).
+    # (docs/performance-log.md, session 41).
     env = ua.VecEnv("attack-2010", 4, num_envs=5, seed=2, threads=2, legal_ids=True)
     env.reset()
     names = ["obs", "mask", "seat", "reward", "rewards", "terminated", "truncated",

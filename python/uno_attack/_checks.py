@@ -57,6 +57,21 @@ def is_integer(x: Any) -> bool:
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
+def check_seed(seed: Any) -> Optional[int]:
+    """``seed`` as an int, or None: as the Rust classes take a seed, an int
+    0..2**64-1 (a numpy integer too); a bool, float or string raises
+    TypeError and an int out of range OverflowError, naming the seed."""
+    if seed is None:
+        return None
+    if not is_integer(seed):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+    if not 0 <= int(seed) < 2**64:
+        raise OverflowError(
+            f"seed = {seed} is out of range: it is an unsigned 64-bit integer (0 to 2**64 - 1)"
+        )
+    return int(seed)
+
+
 def check_seat(seat: Any, players: int, extra: str) -> Optional[int]:
     """``seat`` as a seat number (0..players-1), or None when it is ``extra``
     (``"random"`` or ``"rotate"``); anything else (a bool too) raises ValueError."""

@@ -28,7 +28,15 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ._core import NUM_ACTIONS, Agent, Game, VecEnv
-from ._checks import action_id, check_choice, check_env_options, check_seat, illegal_penalty, is_integer
+from ._checks import (
+    action_id,
+    check_choice,
+    check_env_options,
+    check_seat,
+    check_seed,
+    illegal_penalty,
+    is_integer,
+)
 
 __all__ = ["UnoAttackEnv", "UnoAttackVectorEnv"]
 
@@ -186,7 +194,9 @@ class UnoAttackEnv(gymnasium.Env):
         keys: any is refused with ValueError rather than silently ignored."""
         if options:
             raise ValueError(f"reset options {sorted(options)} are not supported (there are none)")
-        super().reset(seed=seed)
+        # Checked before Gymnasium reseeds the env's generator: a refused
+        # seed changes nothing.
+        super().reset(seed=check_seed(seed))
         self._unfinished = True
         n = self.game.num_players
         while True:
@@ -386,7 +396,9 @@ class UnoAttackVectorEnv(VectorEnv):
                 f"reset options {sorted(options)} are not supported: every game is dealt anew"
                 " (no partial reset)"
             )
-        super().reset(seed=None if seed is None else int(seed))
+        # Checked before Gymnasium reseeds the env's generator: a refused
+        # seed changes nothing.
+        super().reset(seed=check_seed(seed))
         if seed is None:
             seed = int(self.np_random.integers(0, 2**63 - 1))
         obs, _, _ = self._env.reset(seed=int(seed))

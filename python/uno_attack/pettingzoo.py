@@ -40,7 +40,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ._core import NUM_ACTIONS, Game, State
-from ._checks import action_id, check_env_options, illegal_penalty
+from ._checks import action_id, check_env_options, check_seed, illegal_penalty
 
 __all__ = ["env", "raw_env"]
 
@@ -180,7 +180,11 @@ class raw_env(AECEnv):
         return super().last(observe)
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
-        """Deals a new episode (``seed`` makes it reproducible)."""
+        """Deals a new episode (``seed``, an int 0..2**64-1, makes it
+        reproducible; a refused seed changes nothing). ``options`` are
+        ignored: there are none, and PettingZoo's own ``api_test`` passes
+        some that every env must take."""
+        seed = check_seed(seed)
         self._unfinished = True
         if seed is not None:
             self._rng = np.random.default_rng(seed)
