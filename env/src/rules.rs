@@ -658,9 +658,10 @@ impl Rules {
         const MAX_RULES_BYTES: u64 = 1 << 20;
         let text = crate::file::read_text(path, MAX_RULES_BYTES, "rules file")
             .map_err(|e| ConfigError::Io(e.to_string()))?;
-        // A TOML error names the file it is in.
+        // A TOML error, or a value out of range, names the file it is in.
         Rules::from_toml_str(&text).map_err(|e| match e {
             ConfigError::Toml(m) => ConfigError::Toml(format!("{spec}: {m}")),
+            ConfigError::Invalid(m) => ConfigError::Invalid(format!("{spec}: {m}")),
             other => other,
         })
     }

@@ -1002,11 +1002,18 @@ impl Trainer {
         let latest = out.join("latest");
         let meta_file = latest.join("meta.json");
         if resume && trained && !meta_file.is_file() {
+            // Point at best/ only when it holds a checkpoint (a run with
+            // evaluation off has none).
+            let best = out.join("best");
+            let start = if best.join("meta.json").is_file() {
+                format!(", with --init {} to start from its weights", best.display())
+            } else {
+                String::new()
+            };
             return Err(TrainError::NoRun(format!(
                 "cannot resume: {} is missing, so the run's last checkpoint is incomplete \
-                 (nothing was changed; train into a new --out, with --init {} to start from its weights)",
+                 (nothing was changed; train into a new --out{start})",
                 meta_file.display(),
-                out.join("best").display()
             )));
         }
         let mut list = cfg.table_list()?;

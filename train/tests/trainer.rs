@@ -509,6 +509,43 @@ fn cli_counts_accept_exponents_and_name_the_bad_value() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--seconds"), "{err}");
     assert!(!err.contains("--envs"), "names only the bad flag: {err}");
+    // --eval-games and --envs used to say "invalid digit found in string"
+    // for 1e3, which --steps and --games take.
+    for args in [
+        &["train", "--eval-games", "1e3", "--envs", "abc"][..],
+        &["bench", "--envs", "2e6"],
+        &["bench", "--envs", "0"],
+    ] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_uno-attack"))
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        let want = match args[args.len() - 1] {
+            "abc" => "`abc` is not a number",
+            "2e6" => "`2e6` is out of range (1 to 1048576)",
+            _ => "`0` is out of range (1 to 1048576)",
+        };
+        assert!(
+            err.contains(want) && !err.contains("invalid digit"),
+            "{args:?}: {err}"
+        );
+    }
+    let v = cli_json(&[
+        "bench",
+        "--rules",
+        "classic",
+        "--players",
+        "2",
+        "--envs",
+        "1.6e1",
+        "--seconds",
+        "0.05",
+        "--no-obs",
+        "--json",
+    ]);
+    assert_eq!(v[0]["envs"], 16, "{v}");
 }
 
 #[test]
@@ -879,6 +916,21 @@ fn an_incomplete_or_missing_run_is_never_overwritten_or_silently_restarted() {
         e.contains("cannot resume") && e.contains("meta.json"),
         "{e}"
     );
+    // With evaluation off the run has no best/: the message suggests no
+    // checkpoint to start from (it used to name the missing best/).
+    assert!(!out.join("best").exists());
+    assert!(!e.contains("--init"), "{e}");
+    // With a best/ checkpoint it suggests that one.
+    let best = out.join("best");
+    std::fs::create_dir(&best).unwrap();
+    for f in std::fs::read_dir(out.join("latest")).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, best.join(f.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(best.join("meta.json"), &meta_text).unwrap();
+    let e = err(tiny(5_000), &out, true);
+    assert!(e.contains(&format!("--init {}", best.display())), "{e}");
+    std::fs::remove_dir_all(&best).unwrap();
     std::fs::write(&meta, &meta_text).unwrap();
 
     // No trainer.json, but checkpoints: a new run still refuses the directory,
@@ -2442,4 +2494,39 @@ fn a_relative_rules_path_resumes_from_another_directory_and_a_moved_file_from_th
     let meta = std::fs::read_to_string(run.join("latest/meta.json")).unwrap();
     assert!(meta.contains("\"rules\": \"short\""), "{meta}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cli_train_refuses_a_config_thread_count_before_starting_threads() {
+    // `threads = 100000` in a config file used to start that many threads
+    // before the check refused it (minutes, or no end); `--threads` was
+    // refused at once.
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("t.toml");
+    std::fs::write(&cfg, "threads = 100000\n").unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_uno-attack"))
+        .args(["train", "--steps", "1000", "--config"])
+        .arg(&cfg)
+        .arg("--out")
+        .arg(dir.path().join("run"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("train with threads = 100000 still running after 30 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert!(err.contains("threads must be at most 256"), "{err}");
+    assert!(!dir.path().join("run").exists(), "nothing is written");
 }

@@ -60,9 +60,36 @@ pub type CmdResult = Result<(), String>;
 /// Parses a count such as `20000`, `2e4` or `2.5e6`: a whole number from 1 to
 /// 10^15 (a fraction or a negative number is refused with its value).
 pub fn parse_count(s: &str) -> Result<u64, String> {
+    parse_whole(s, 1)
+}
+
+/// [`parse_count`] that also takes 0 (e.g. `--eval-games 0`, evaluation off).
+pub fn parse_count_or_zero(s: &str) -> Result<u64, String> {
+    parse_whole(s, 0)
+}
+
+/// Parses a number of games stepped together (`--envs`), written as
+/// [`parse_count`] takes it: 1 to [`uno_env::MAX_ENVS`].
+pub fn parse_envs(s: &str) -> Result<usize, String> {
+    let out_of_range = || format!("`{s}` is out of range (1 to {})", uno_env::MAX_ENVS);
+    let v = parse_whole(s, 0).map_err(|e| {
+        if e.contains("is out of range") {
+            out_of_range()
+        } else {
+            e
+        }
+    })?;
+    match usize::try_from(v) {
+        Ok(v) if (1..=uno_env::MAX_ENVS).contains(&v) => Ok(v),
+        _ => Err(out_of_range()),
+    }
+}
+
+/// A whole number from `min` to 10^15, plain or in `e` notation.
+fn parse_whole(s: &str, min: u64) -> Result<u64, String> {
     let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
-    if !(v.is_finite() && (1.0..=1e15).contains(&v)) {
-        return Err(format!("`{s}` is out of range (1 to 1e15)"));
+    if !(v.is_finite() && (min as f64..=1e15).contains(&v)) {
+        return Err(format!("`{s}` is out of range ({min} to 1e15)"));
     }
     if v.fract() != 0.0 {
         return Err(format!("`{s}` is not a whole number"));

@@ -107,7 +107,18 @@ pub fn report(rules: &Rules) -> String {
     };
     out += "# Every setting follows: this text is a rules file (`--rules FILE`) for\n";
     out += "# `play`, `arena`, `train`, `simulate` and `bench`; see docs/env.md.\n\n";
-    out += &rules.to_toml();
+    let mut toml = rules.to_toml();
+    if rules.options.refill_at_discard.is_none() {
+        // TOML has no null: an unset option is left out of the text, so it
+        // is shown as a comment where it belongs.
+        toml = toml.replacen(
+            "\n[options]\n",
+            "\n[options]\n# refill_at_discard = N   (unset: the discard pile is reloaded only when more \
+             cards must be drawn than are left, A-2; N reloads it once it holds N cards)\n",
+            1,
+        );
+    }
+    out += &toml;
     out
 }
 
@@ -135,6 +146,11 @@ mod tests {
             );
             assert!(
                 text.contains(&format!("# The same game as preset `{p}`.\n")),
+                "{p}:\n{text}"
+            );
+            // The one option TOML cannot spell while unset is still shown.
+            assert!(
+                text.contains("\n[options]\n# refill_at_discard = N "),
                 "{p}:\n{text}"
             );
         }

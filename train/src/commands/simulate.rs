@@ -174,9 +174,14 @@ pub fn run(a: Args) -> CmdResult {
         );
     } else {
         let rounds = if r.games < r.games_asked {
-            format!("{} of {} rounds (stopped early)", r.games, r.games_asked)
+            format!(
+                "{} of {} round{} (stopped early)",
+                r.games,
+                r.games_asked,
+                if r.games_asked == 1 { "" } else { "s" }
+            )
         } else {
-            format!("{} rounds", r.games)
+            format!("{} round{}", r.games, if r.games == 1 { "" } else { "s" })
         };
         println!(
             "rules {} · {} players · {rounds} · seed {}",

@@ -1,6 +1,6 @@
 //! `uno-attack train`: self-play PPO from the command line.
 
-use super::{CmdResult, parse_count, parse_threads};
+use super::{CmdResult, parse_count, parse_count_or_zero, parse_envs, parse_threads};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -41,12 +41,12 @@ pub struct Args {
     /// Seed [default: the config's, else 0].
     #[arg(long)]
     seed: Option<u64>,
-    /// Games played in parallel [default: the config's, else 256].
-    #[arg(long)]
+    /// Games played in parallel (e.g. 256 or 1e3) [default: the config's, else 256].
+    #[arg(long, value_parser = parse_envs)]
     envs: Option<usize>,
     /// Games per evaluation opponent (0 turns evaluation off; with --resume
     /// it replaces the run's value) [default: the config's, else 1000].
-    #[arg(long)]
+    #[arg(long, value_parser = parse_count_or_zero)]
     eval_games: Option<u64>,
     /// Start a new run from this checkpoint's weights (e.g. a 2-player model
     /// for a 4-player run); fresh optimizer and counters.
@@ -150,6 +150,10 @@ pub fn run(a: Args) -> CmdResult {
             );
         }
     }
+    // Every value checked before the thread pool is built with the config's
+    // thread count (a huge `threads` in a config file used to start that
+    // many threads before it was refused).
+    cfg.validate().map_err(|e| e.to_string())?;
     // 0 = every core, as in `arena` (the flag or `threads = 0` in a config).
     // The run's config.toml keeps the 0, so a resume on another machine uses
     // its cores; the trainer resolves it from this pool.
