@@ -181,17 +181,8 @@ pub fn resolve(bot: Option<&str>, game: &Game) -> Result<BotChoice, String> {
             .map_err(|(_, e)| format!("--bot {s}: {e}"))?;
         // Build once now so a bad checkpoint fails before the screen opens.
         build(&spec, 0).map_err(|e| format!("--bot {s}: {e}"))?;
-        let notes: String = notes
-            .iter()
-            .map(|n| {
-                format!(
-                    " ({})",
-                    n.trim_start_matches("note: ").replace("\nnote: ", "; ")
-                )
-            })
-            .collect();
         return Ok(BotChoice {
-            note: format!("bot: {spec} (--bot){notes}"),
+            note: format!("bot: {spec} (--bot){}", bracketed(&notes)),
             spec,
         });
     }
@@ -238,13 +229,24 @@ pub fn resolve(bot: Option<&str>, game: &Game) -> Result<BotChoice, String> {
             });
         }
         let spec = AgentSpec::Checkpoint(dir.clone());
-        match build(&spec, 0) {
-            Ok(_) => {
-                let size = if table.players == n {
-                    String::new()
-                } else {
-                    format!(", trained at {} players", table.players)
-                };
+        // The arena's check, under the name the checkpoint was found for (a
+        // renamed copy of a preset is noted below): its note names every
+        // table size the checkpoint was trained at for these rules.
+        let keyed;
+        let checked = if name == game.rules().name {
+            game
+        } else {
+            let mut rules = game.rules().clone();
+            rules.name = name.clone();
+            keyed = Game::new(rules, n).map_err(|e| e.to_string())?;
+            &keyed
+        };
+        let loaded = uno_agents::neural::check_compatible(&dir, checked)
+            .map_err(|e| e.to_string())
+            .and_then(|notes| build(&spec, 0).map(|_| notes).map_err(|e| e.to_string()));
+        match loaded {
+            Ok(notes) => {
+                let size = bracketed(notes.as_slice());
                 let alias = if name == game.rules().name {
                     String::new()
                 } else {
@@ -255,7 +257,7 @@ pub fn resolve(bot: Option<&str>, game: &Game) -> Result<BotChoice, String> {
                     .unwrap_or_default();
                 return Ok(BotChoice {
                     note: format!(
-                        "bot: shipped checkpoint {}{size}{alias}{why}",
+                        "bot: shipped checkpoint {}{alias}{size}{why}",
                         dir.display()
                     ),
                     spec,
@@ -279,6 +281,21 @@ pub fn resolve(bot: Option<&str>, game: &Game) -> Result<BotChoice, String> {
             checkpoint_name(&name, n)
         ),
     })
+}
+
+/// The notes of the checkpoint check ([`uno_agents::neural::check_compatible`],
+/// as the arena prints them), each as " (…)" after the bot's name, their
+/// lines joined by "; ".
+fn bracketed(notes: &[String]) -> String {
+    notes
+        .iter()
+        .map(|n| {
+            format!(
+                " ({})",
+                n.trim_start_matches("note: ").replace("\nnote: ", "; ")
+            )
+        })
+        .collect()
 }
 
 /// The rules' name used in checkpoint directories: the preset name, or the

@@ -33,8 +33,9 @@ pub fn colour_long(c: Colour) -> &'static str {
 
 /// What `seat` has shown of its hand this round, as the bots see it (the
 /// observation's `history` piece and pressed-on flags): "named Red, pressed on
-/// Blue"; empty when it has shown nothing.
-pub fn shown(st: &uno_env::State, seat: usize) -> String {
+/// Blue" ("drew on Blue" in an edition with a draw pile, not a launcher);
+/// empty when it has shown nothing.
+pub fn shown(game: &uno_env::Game, st: &uno_env::State, seat: usize) -> String {
     let mut parts = Vec::new();
     if let Some(c) = st.named_colour(seat) {
         parts.push(format!("named {}", colour_long(c)));
@@ -44,7 +45,8 @@ pub fn shown(st: &uno_env::State, seat: usize) -> String {
     }
     let pressed: Vec<&str> = st.pressed_colours(seat).map(colour_long).collect();
     if !pressed.is_empty() {
-        parts.push(format!("pressed on {}", pressed.join("/")));
+        let verb = if game.uses_pile() { "drew" } else { "pressed" };
+        parts.push(format!("{verb} on {}", pressed.join("/")));
     }
     parts.join(", ")
 }
@@ -170,11 +172,34 @@ mod tests {
                 g.apply(s, Action::parse(a).unwrap().id()).unwrap();
             }
         };
-        assert_eq!(shown(&s, 0), "");
+        assert_eq!(shown(&g, &s, 0), "");
         play(&["play:R7", "draw", "pass"], &mut s);
-        assert_eq!(shown(&s, 0), "last played Red");
-        assert_eq!(shown(&s, 1), "pressed on Red");
+        assert_eq!(shown(&g, &s, 0), "last played Red");
+        assert_eq!(shown(&g, &s, 1), "drew on Red");
         play(&["draw", "pass", "play:wild", "colour:blue"], &mut s);
-        assert_eq!(shown(&s, 0), "named Blue, last played Red");
+        assert_eq!(shown(&g, &s, 0), "named Blue, last played Red");
+    }
+
+    #[test]
+    fn a_draw_pile_is_drawn_on_and_a_launcher_pressed_on() {
+        let f = |n: &str| Face::parse(n).unwrap();
+        for (preset, said) in [
+            ("classic", "drew on Red"),
+            ("flash", "drew on Red"),
+            ("attack-2010", "pressed on Red"),
+            ("attack-1999", "pressed on Red"),
+        ] {
+            let g = Game::new(Rules::preset(preset).unwrap(), 2).unwrap();
+            let sc = Scenario {
+                hands: vec![vec![f("R7"), f("G2")], vec![f("G1"), f("B3")]],
+                top: Some(f("R5")),
+                ..Default::default()
+            };
+            let mut s = g.scenario(&sc).unwrap();
+            for a in ["play:R7", "draw"] {
+                g.apply(&mut s, Action::parse(a).unwrap().id()).unwrap();
+            }
+            assert_eq!(shown(&g, &s, 1), said, "{preset}");
+        }
     }
 }

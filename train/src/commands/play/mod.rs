@@ -34,7 +34,8 @@ pub struct Args {
     /// checkpoints/bots.toml names for these rules and table size, else the
     /// shipped checkpoint under checkpoints/<rules>-<N>p/, else a shipped
     /// network trained on several tables that include these rules, e.g.
-    /// checkpoints/universal, else `heuristic`).
+    /// checkpoints/universal, else `heuristic`; `heuristic` too when the
+    /// rules file changes settings of the rules that checkpoint was trained on).
     #[arg(long)]
     pub bot: Option<String>,
     /// Seed of the match (deal, launcher, bots).
@@ -108,18 +109,26 @@ pub fn check_timer_secs(t: f64) -> Result<f64, String> {
 /// `--anim-ms`, `--bot-reaction-ms`, `--uno-window-ms`): one minute.
 pub const MAX_MS: u64 = 60_000;
 
-/// Parses a millisecond flag: a whole number from 0 to [`MAX_MS`].
+/// Parses a millisecond flag: a whole number from 0 to [`MAX_MS`], written
+/// as the count flags take it (`1000` or `1e3`, [`parse_count_or_zero`]).
+///
+/// [`parse_count_or_zero`]: crate::commands::parse_count_or_zero
 pub fn parse_ms(s: &str) -> Result<u64, String> {
-    let ms: u64 = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{s}` is not a whole number of milliseconds"))?;
-    if ms > MAX_MS {
-        return Err(format!(
-            "`{s}` is out of range (0 to {MAX_MS} ms, one minute)"
-        ));
+    let t = s.trim();
+    let out_of_range = || format!("`{s}` is out of range (0 to {MAX_MS} ms, one minute)");
+    match crate::commands::parse_count_or_zero(t) {
+        Ok(ms) if ms <= MAX_MS => Ok(ms),
+        Ok(_) => Err(out_of_range()),
+        // A number outside the count's own range too (1e20, -1): this
+        // flag's range, not the count's.
+        Err(_)
+            if t.parse::<f64>()
+                .is_ok_and(|v| !(0.0..=MAX_MS as f64).contains(&v)) =>
+        {
+            Err(out_of_range())
+        }
+        Err(_) => Err(format!("`{s}` is not a whole number of milliseconds")),
     }
-    Ok(ms)
 }
 
 /// Refuses a `--transcript` path that holds a file other than an earlier
@@ -235,6 +244,41 @@ mod tests {
         }
         // Every accepted value makes a Duration.
         let _ = std::time::Duration::from_secs_f64(parse_timer_secs("86400").unwrap());
+    }
+
+    #[test]
+    fn millisecond_flags_take_counts_as_the_count_flags_do_and_name_their_range() {
+        // Written as --games and --steps take a count.
+        assert_eq!(parse_ms("1e3"), Ok(1_000));
+        assert_eq!(parse_ms("6e4"), Ok(60_000));
+        assert_eq!(parse_ms(" 700 "), Ok(700));
+        // Too large for a u64, or for the count: out of range, with the range.
+        for big in [
+            "99999999999999999999",
+            "1e20",
+            "60001",
+            "7e4",
+            "-1",
+            "inf",
+            "nan",
+        ] {
+            assert_eq!(
+                parse_ms(big),
+                Err(format!(
+                    "`{big}` is out of range (0 to 60000 ms, one minute)"
+                )),
+            );
+        }
+        assert_eq!(
+            parse_ms("1.5"),
+            Err("`1.5` is not a whole number of milliseconds".into())
+        );
+        assert_eq!(
+            parse_ms("ten"),
+            Err("`ten` is not a whole number of milliseconds".into())
+        );
+        // As --timer-secs takes e notation too.
+        assert_eq!(parse_timer_secs("1e3"), Ok(1_000.0));
     }
 
     #[test]

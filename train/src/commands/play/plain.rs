@@ -3,12 +3,13 @@
 //! one command is read per line from stdin (a menu number, an action name
 //! such as `play:R5`, `R5`, `draw`, `colour:red`, `target:+1`, or `help`,
 //! `look`, `quit`). Bad input prints a message and the prompt again; end of
-//! input quits cleanly.
+//! input quits cleanly, and so does SIGINT, SIGTERM or SIGHUP (exit code 130).
 
 use super::cards::{cards, colour_long, face_long, sort_key};
 use super::session::{Session, scores_line, stack_press};
 use super::{Args, CmdResult};
 use std::io::{BufRead, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 use uno_env::{Action, Face, NUM_FACES, Phase, action_name};
@@ -103,7 +104,7 @@ pub fn table_lines(s: &Session) -> Vec<String> {
         } else {
             ""
         };
-        let shown = match super::cards::shown(st, p) {
+        let shown = match super::cards::shown(g, st, p) {
             t if t.is_empty() => t,
             t => format!("; {t}"),
         };
@@ -139,6 +140,17 @@ pub fn table_lines(s: &Session) -> Vec<String> {
 
 const HELP: &str = "Commands: a menu number; an action name (play:R5 or R5, draw, pass, \
 colour:red, target:+1, challenge, accept, uno, no-uno); look (the table again); help; quit.";
+
+/// The commands between rounds (and while an eliminated player watches).
+const HELP_BETWEEN_ROUNDS: &str = "Commands between rounds: Enter (or next, n) starts the next \
+round; look (the table as the round ended, and the scores); help; quit.";
+
+/// How often a wait (for a line, or while a bot thinks) looks at the stop flag.
+const POLL: Duration = Duration::from_millis(20);
+
+/// How long the end of input waits for a signal that may come with it
+/// (SIGHUP from a closed terminal) before it is taken for a quit.
+const EOF_GRACE: Duration = Duration::from_millis(50);
 
 /// The longest line read as a command: a longer one (a paste, a binary
 /// file, `/dev/zero`) is refused unread past this, not kept in memory.
@@ -216,29 +228,79 @@ pub fn echo(line: &str) -> String {
     out
 }
 
-/// A line read, a time-out, or the end of input.
+/// A line read, a time-out, the end of input, or a signal (SIGINT, SIGTERM, SIGHUP).
 enum Input {
     Line(String),
     Timeout,
     Eof,
+    Stopped,
+}
+
+/// The next line from `rx`, or what ended the wait: `end` passing, the end
+/// of input, or `stop` raised by a signal (looked at every [`POLL`]: the
+/// reader thread's blocking read of stdin does not return on a signal).
+fn recv(rx: &Receiver<Line>, end: Option<Instant>, stop: &AtomicBool) -> Result<Line, Input> {
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            return Err(Input::Stopped);
+        }
+        let wait = match end {
+            Some(end) => POLL.min(end.saturating_duration_since(Instant::now())),
+            None => POLL,
+        };
+        let got = rx.recv_timeout(wait);
+        // A signal wins over what woke the wait: a closed terminal (SIGHUP)
+        // ends the input too, and stdin closed after `kill` is no quit.
+        if stop.load(Ordering::SeqCst) {
+            return Err(Input::Stopped);
+        }
+        match got {
+            Ok(l) => return Ok(l),
+            Err(RecvTimeoutError::Disconnected) => {
+                // A closed terminal ends the input as its SIGHUP arrives,
+                // and the handler's thread may raise the flag a moment
+                // after the reader sees the end: wait that moment.
+                sleep_unless(stop, EOF_GRACE);
+                return Err(if stop.load(Ordering::SeqCst) {
+                    Input::Stopped
+                } else {
+                    Input::Eof
+                });
+            }
+            Err(RecvTimeoutError::Timeout) if end.is_some_and(|e| Instant::now() >= e) => {
+                return Err(Input::Timeout);
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+    }
+}
+
+/// Sleeps for `d`, or until `stop` is raised (a bot's think time is up to a minute).
+fn sleep_unless(stop: &AtomicBool, d: Duration) {
+    let end = Instant::now() + d;
+    while !stop.load(Ordering::SeqCst) {
+        let left = end.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        std::thread::sleep(left.min(POLL));
+    }
 }
 
 /// The next line (until `end`, if given), skipping lines that arrived before
 /// `stale_before`: typed after a time-out, they were meant for the menu the
 /// time-out took away, not for the one now shown.
-fn read(rx: &Receiver<Line>, end: Option<Instant>, stale_before: Option<Instant>) -> Input {
+fn read(
+    rx: &Receiver<Line>,
+    end: Option<Instant>,
+    stale_before: Option<Instant>,
+    stop: &AtomicBool,
+) -> Input {
     let _ = std::io::stdout().flush();
     loop {
-        let got = match end {
-            Some(end) => match rx.recv_timeout(end.saturating_duration_since(Instant::now())) {
-                Ok(l) => l,
-                Err(RecvTimeoutError::Timeout) => return Input::Timeout,
-                Err(RecvTimeoutError::Disconnected) => return Input::Eof,
-            },
-            None => match rx.recv() {
-                Ok(l) => l,
-                Err(_) => return Input::Eof,
-            },
+        let got = match recv(rx, end, stop) {
+            Ok(l) => l,
+            Err(ended) => return ended,
         };
         match got {
             (at, line) if stale_before.is_some_and(|s| at < s) => {
@@ -268,6 +330,9 @@ fn read(rx: &Receiver<Line>, end: Option<Instant>, stale_before: Option<Instant>
 
 /// Runs the line-based game.
 pub fn run(mut s: Session, a: &Args) -> CmdResult {
+    // SIGINT, SIGTERM and SIGHUP end the game as `quit` does (the same
+    // handler as the full-screen game's), with exit code 130.
+    let stop = super::tui::stop_signal();
     let rx = reader();
     // In plain mode the timer runs only when asked for explicitly.
     let timer = a
@@ -295,7 +360,12 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
         }
         stale_before
     };
+    let mut stopped = false;
     loop {
+        if stop.load(Ordering::SeqCst) {
+            stopped = true;
+            break;
+        }
         for line in &s.log[shown..] {
             println!("{line}");
         }
@@ -315,16 +385,27 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
                 );
             }
             let stale = prompt(&mut timed_out);
-            match read(&rx, None, stale) {
+            match read(&rx, None, stale, stop) {
                 Input::Eof => break,
+                Input::Stopped => {
+                    stopped = true;
+                    break;
+                }
                 Input::Line(l) => match l.trim().to_ascii_lowercase().as_str() {
                     "" | "next" | "n" => {
                         s.next_round()?;
                         need_table = true;
                     }
                     "q" | "quit" | "exit" => break,
+                    "help" | "?" | "h" => println!("{HELP_BETWEEN_ROUNDS}"),
+                    // The scores follow, as after every command here.
+                    "look" | "l" | "state" => {
+                        for l in table_lines(&s) {
+                            println!("{l}");
+                        }
+                    }
                     other => println!(
-                        "Not understood: `{}`. Press Enter for the next round, or type quit.",
+                        "Not understood: `{}`. Press Enter for the next round, or type quit (help lists the commands).",
                         echo(other)
                     ),
                 },
@@ -333,8 +414,9 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
             continue;
         }
         if s.bot_to_act() {
-            if !think.is_zero() {
-                std::thread::sleep(think);
+            sleep_unless(stop, think);
+            if stop.load(Ordering::SeqCst) {
+                continue;
             }
             if s.bot_step().is_none() {
                 return Err("a bot made no legal move".into());
@@ -374,10 +456,14 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
                     end
                 }
             });
-        let line = match read(&rx, end, stale) {
+        let line = match read(&rx, end, stale, stop) {
             Input::Eof => {
                 println!();
                 println!("End of input: quitting.");
+                break;
+            }
+            Input::Stopped => {
+                stopped = true;
                 break;
             }
             Input::Timeout => {
@@ -438,6 +524,9 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
             }
         }
     }
+    if stopped {
+        stop_cleanly(s, shown);
+    }
     for line in &s.log[shown..] {
         println!("{line}");
     }
@@ -446,6 +535,30 @@ pub fn run(mut s: Session, a: &Args) -> CmdResult {
         println!("Transcript written to {}.", p.display());
     }
     Ok(())
+}
+
+/// The end after a signal: what `quit` does (the rest of the log, the
+/// transcript written and said so), then exit code 130. Nothing here may
+/// panic on output: after SIGHUP the terminal may be gone.
+fn stop_cleanly(mut s: Session, shown: usize) -> ! {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out);
+    let _ = writeln!(out, "Stopped by a signal: quitting.");
+    for line in &s.log[shown..] {
+        let _ = writeln!(out, "{line}");
+    }
+    match (s.save(), &s.transcript_path) {
+        (Ok(()), Some(p)) => {
+            let _ = writeln!(out, "Transcript written to {}.", p.display());
+        }
+        (Err(e), _) => {
+            let _ = writeln!(std::io::stderr(), "error: {e}");
+        }
+        (Ok(()), None) => {}
+    }
+    let _ = out.flush();
+    let _ = writeln!(std::io::stderr(), "stopped by a signal");
+    super::tui::exit_interrupted()
 }
 
 #[cfg(test)]

@@ -273,7 +273,7 @@ fn draw_seats(f: &mut Frame, area: Rect, v: &View) {
             used += d.chars().count();
             spans.push(Span::styled(d, Style::default().fg(Color::DarkGray)));
         }
-        let shown = super::cards::shown(st, p);
+        let shown = super::cards::shown(v.game, st, p);
         if p != v.human && !shown.is_empty() && used + 8 <= inner {
             spans.push(Span::styled(
                 format!("  {}", fit(&shown, inner - used - 2)),

@@ -351,7 +351,7 @@ pub fn run_tui(r: Replay, colour_blind: bool) -> CmdResult {
     })();
     super::tui::restore_terminal();
     if stop.load(Ordering::SeqCst) {
-        std::process::exit(crate::commands::INTERRUPTED);
+        super::tui::exit_interrupted();
     }
     res
 }

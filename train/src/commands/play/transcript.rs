@@ -64,12 +64,27 @@ pub struct Transcript {
     pub match_winner: Option<usize>,
 }
 
+/// Held while a transcript is written (see [`hold_writes`]).
+static WRITES: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Waits for a transcript write under way to finish and holds off the next
+/// one while the guard lives: a program that exits on a signal holding it
+/// ([`super::tui::exit_interrupted`]) never cuts a write short.
+pub fn hold_writes() -> std::sync::MutexGuard<'static, ()> {
+    // A write that panicked left nothing to protect: the lock is still good.
+    WRITES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 impl Transcript {
     /// Writes the transcript as pretty JSON, atomically (a temporary file in
     /// the same directory, then a rename): a game killed mid-write leaves the
     /// previous transcript whole.
     pub fn save(&self, path: &Path) -> Result<(), String> {
         let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
+        // A signal's exit waits for a write under way (see [`hold_writes`]).
+        let _writing = hold_writes();
         uno_agents::neural::write_atomic(path, text.as_bytes()).map_err(|e| match e {
             uno_agents::neural::NeuralError::Io { source, .. } => {
                 format!("cannot write {}: {source}", path.display())

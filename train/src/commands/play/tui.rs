@@ -594,21 +594,23 @@ impl App {
     }
 }
 
-/// Set by SIGINT, SIGTERM or SIGHUP while a full-screen view runs (see [`stop_signal`]).
+/// Set by SIGINT, SIGTERM or SIGHUP while `play` or `replay` runs (see [`stop_signal`]).
 static STOP: AtomicBool = AtomicBool::new(false);
 
-/// How long the event loop has, after a signal, to restore the terminal and
+/// How long the game has, after a signal, to restore the terminal and
 /// write the transcript before the program exits regardless.
 const STOP_GRACE: Duration = Duration::from_secs(2);
 
 /// Catches SIGINT, SIGTERM and SIGHUP (`kill`, a closed terminal; Ctrl-C is
-/// a key in raw mode) for the full-screen views, which would otherwise die
-/// with the terminal left in raw mode and on the alternate screen. The flag
-/// it returns is raised; the event loop sees it within one poll and ends as
-/// `q` does, then exits with [`INTERRUPTED`](crate::commands::INTERRUPTED).
-/// If it has not ended within [`STOP_GRACE`] (a terminal gone for good can
-/// keep crossterm's read from returning), the terminal is restored and the
-/// program exits with that code regardless.
+/// a key in raw mode) for `play` (full-screen and `--plain`) and the replay
+/// viewer: the full-screen views would otherwise die with the terminal left
+/// in raw mode and on the alternate screen, and every view without its
+/// transcript's last steps. The flag it returns is raised; the game's loop
+/// sees it within one poll and ends as `q` does, then exits through
+/// [`exit_interrupted`]. If it has not ended within [`STOP_GRACE`] (a
+/// terminal gone for good can keep crossterm's read from returning; a
+/// stdout nobody reads blocks a print), the handler restores the terminal if
+/// it is still in raw mode and exits the same way regardless.
 pub fn stop_signal() -> &'static AtomicBool {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
@@ -616,11 +618,23 @@ pub fn stop_signal() -> &'static AtomicBool {
         let _ = ctrlc::set_handler(|| {
             STOP.store(true, Ordering::SeqCst);
             std::thread::sleep(STOP_GRACE);
-            restore_terminal();
-            std::process::exit(crate::commands::INTERRUPTED);
+            // Only a full-screen view is in raw mode: plain mode's stdout
+            // gets no escape sequences.
+            if crossterm::terminal::is_raw_mode_enabled().unwrap_or(false) {
+                restore_terminal();
+            }
+            exit_interrupted();
         });
     });
     &STOP
+}
+
+/// Exits with [`INTERRUPTED`](crate::commands::INTERRUPTED) once no
+/// transcript write is under way (holding off any other), so a signal
+/// never leaves the transcript cut short of the steps being written.
+pub fn exit_interrupted() -> ! {
+    let _writing = super::transcript::hold_writes();
+    std::process::exit(crate::commands::INTERRUPTED);
 }
 
 /// Leaves raw mode and the alternate screen. A failure (the terminal is
@@ -671,7 +685,7 @@ pub fn run(s: Session, a: &Args) -> CmdResult {
             let _ = writeln!(std::io::stdout(), "Transcript written to {}.", p.display());
         }
         let _ = writeln!(std::io::stderr(), "stopped by a signal");
-        std::process::exit(crate::commands::INTERRUPTED);
+        exit_interrupted();
     }
     result?;
     saved?;
