@@ -2,7 +2,7 @@
 //!
 //! Two threads hand one cache line back and forth `rounds` times (default
 //! 200,000) and the one-way time is printed. On the development VM it tells
-//! the host's spells apart (`docs/performance.md`, session 46): about 20–60 ns
+//! the host's spells apart (`docs/performance-log.md`, session 46): about 20–60 ns
 //! when the two vCPUs share a cache, 170–330 ns when they do not, and then
 //! every line two threads both write costs that much each time it moves.
 use std::sync::atomic::{AtomicU64, Ordering};

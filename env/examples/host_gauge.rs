@@ -1,7 +1,7 @@
 //! How fast the host runs each CPU today: `cargo run --release -p uno-env --example host_gauge -- [seconds]`.
 //!
 //! Two readings, one thread per CPU (two on the development VM), to set
-//! beside a benchmark's figures (`docs/performance.md`, session 50):
+//! beside a benchmark's figures (`docs/performance-log.md`, session 50):
 //!
 //! - **clock**: the core's effective clock, from a chain of dependent
 //!   register-to-register additions (one a cycle on current x86-64 cores),

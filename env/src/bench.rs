@@ -171,7 +171,7 @@ impl RoundTimes {
 /// batch, so on several threads that share no cache they cross between the
 /// caches twice a batch (to the reader, and back to the thread that writes
 /// them next): with a counter the timing loop reads nothing the step wrote,
-/// and measures the step alone (`docs/performance.md`, session 46).
+/// and measures the step alone (`docs/performance-log.md`, session 46).
 pub fn measure<T, E>(
     env: &mut T,
     envs: usize,

@@ -6,7 +6,7 @@
 //! (`ThreadPool::install`) costs a wake-up of a sleeping worker and a wake-up
 //! of the blocked caller on every step; on the 2-core development VM that
 //! overhead ate most of the second core (2 threads: 1.1–1.3 × one thread,
-//! while two independent processes reached 2 ×; see `docs/performance.md`).
+//! while two independent processes reached 2 ×; see `docs/performance-log.md`).
 //!
 //! A [`Team`] keeps `threads − 1` workers that spin briefly before parking,
 //! and the calling thread takes part in every job, so a step that follows the
@@ -23,7 +23,7 @@
 //! hundred nanoseconds, so the whole hand-over is that one line: a job whose
 //! parts read what they need from memory the caller rewrites only when it
 //! changes (as the vectorized core's does) costs the worker no further
-//! transfer (`docs/performance.md`, session 48).
+//! transfer (`docs/performance-log.md`, session 48).
 //!
 //! The caller, its own part done, closes each worker's mailbox: a worker that
 //! had not joined by then (one the host has not scheduled, or one still
