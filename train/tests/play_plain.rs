@@ -8,13 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_uno-attack")
-}
+mod common;
 
-fn tmp(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("uno-play-{}-{name}", std::process::id()))
-}
+use common::{bin, spawn_piped, tail, tmp};
 
 /// A running `uno-attack`: the child, its stdin, and threads draining its
 /// stdout and stderr.
@@ -27,13 +23,7 @@ type Running = (
 
 /// Starts `uno-attack` with piped stdin, stdout and stderr (drained on threads).
 fn spawn(args: &[&str]) -> Running {
-    let mut child = Command::new(bin())
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn uno-attack");
+    let mut child = spawn_piped(args);
     let stdin = child.stdin.take().expect("stdin");
     let drain = |mut r: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
@@ -500,6 +490,15 @@ fn a_variant_of_a_preset_gets_the_heuristic_not_the_presets_checkpoint() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("bot: heuristic"), "{}", tail(&out));
     assert!(out.contains("options.hand_size"), "{}", tail(&out));
+    // docs/play.md, where it says which bot plays, says so too.
+    let docs =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/play.md"))
+            .expect("docs/play.md");
+    let choice = &docs[..docs.find("## Flags").expect("a Flags section")];
+    assert!(
+        choice.contains("the heuristic plays instead") && choice.contains("without these changes"),
+        "docs/play.md does not describe the heuristic fallback: {choice}"
+    );
 }
 
 #[test]
@@ -557,11 +556,6 @@ fn a_bots_toml_in_the_working_directory_chooses_the_bot_and_says_why() {
         "{err}"
     );
     std::fs::remove_dir_all(&dir).ok();
-}
-
-fn tail(s: &str) -> String {
-    let lines: Vec<&str> = s.lines().collect();
-    lines[lines.len().saturating_sub(40)..].join("\n")
 }
 
 #[test]

@@ -1,34 +1,19 @@
-//! `uno-attack play` end to end, for the defects an audit found: the bot's
-//! note names every table size its checkpoint was trained at; a variant of
-//! a preset gets the heuristic, as docs/play.md says; `--plain` stops
-//! cleanly on SIGTERM, SIGHUP and SIGINT (exit code 130, the transcript
-//! written); `help` and `look` work between rounds; the millisecond flags
-//! take counts as the count flags do and name their range. Every wait has a
-//! time limit.
+//! `uno-attack play --plain` driven while it runs, reading its output as it
+//! comes: SIGTERM, SIGHUP and SIGINT end it cleanly (exit code 130, the
+//! transcript written) at your prompt and while a bot thinks; `help` and
+//! `look` between rounds; the bot's note names every table size its
+//! checkpoint was trained at; the millisecond flags take counts as the count
+//! flags do and name their range. Every wait has a time limit.
 #![cfg(all(unix, feature = "cli"))]
 
+mod common;
+
+use common::{spawn_piped, tail, tmp};
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_uno-attack")
-}
-
-fn tmp(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("uno-audit-{}-{name}", std::process::id()))
-}
-
-/// The last 1500 bytes of `s`, for failure messages.
-fn tail(s: &str) -> &str {
-    let mut at = s.len().saturating_sub(1500);
-    while !s.is_char_boundary(at) {
-        at += 1;
-    }
-    &s[at..]
-}
 
 /// A running `uno-attack` whose stdout is read as it comes.
 struct Running {
@@ -42,13 +27,7 @@ struct Running {
 impl Running {
     /// Starts `uno-attack` with piped stdin, stdout and stderr.
     fn start(args: &[&str]) -> Running {
-        let mut child = Command::new(bin())
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn uno-attack");
+        let mut child = spawn_piped(args);
         let stdin = child.stdin.take();
         let mut stdout = child.stdout.take().expect("stdout");
         let mut stderr = child.stderr.take().expect("stderr");
@@ -164,42 +143,11 @@ fn the_bots_note_names_every_table_size_its_checkpoint_was_trained_at() {
     }
 }
 
-#[test]
-fn a_variant_of_a_preset_gets_the_heuristic_as_the_docs_say() {
-    // The README's example rules file.
-    let path = tmp("readme-variant.toml");
-    std::fs::write(
-        &path,
-        "preset = \"attack-2010\"\n[options]\nmega_hit = false\ntarget_score = 300\n\
-         [launcher]\nmodel = \"bernoulli\"\np = 0.35\n",
-    )
-    .unwrap();
-    let (code, out, err) = quit_at_once(&["--rules", path.to_str().unwrap(), "--players", "2"]);
-    std::fs::remove_file(&path).ok();
-    assert_eq!(code, Some(0), "{err}");
-    assert!(
-        out.contains("bot: heuristic (checkpoint")
-            && out.contains("was trained on `attack-2010` without these changes: ")
-            && out.contains("options.mega_hit, options.target_score"),
-        "{}",
-        tail(&out)
-    );
-    // docs/play.md, where it says which bot plays, says so too.
-    let docs =
-        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/play.md"))
-            .expect("docs/play.md");
-    let choice = &docs[..docs.find("## Flags").expect("a Flags section")];
-    assert!(
-        choice.contains("the heuristic plays instead") && choice.contains("without these changes"),
-        "docs/play.md does not describe the heuristic fallback: {choice}"
-    );
-}
-
-/// `play --plain` of classic, 2 players, seed 1, against the heuristic:
-/// your turn first, menu item 1 is Yellow 3.
-fn classic(think_ms: &'static str, transcript: &PathBuf) -> Running {
-    let _ = std::fs::remove_file(transcript);
-    Running::start(&[
+/// `play --plain` of classic, 2 players, with `seed` (1: your turn first,
+/// menu item 1 is Yellow 3), against the heuristic, thinking `think_ms`,
+/// with `more` flags.
+fn classic(seed: &str, think_ms: &str, more: &[&str]) -> Running {
+    let mut args = vec![
         "play",
         "--plain",
         "--rules",
@@ -207,14 +155,24 @@ fn classic(think_ms: &'static str, transcript: &PathBuf) -> Running {
         "--players",
         "2",
         "--seed",
-        "1",
+        seed,
         "--bot",
         "heuristic",
         "--think-ms",
         think_ms,
-        "--transcript",
-        transcript.to_str().unwrap(),
-    ])
+    ];
+    args.extend_from_slice(more);
+    Running::start(&args)
+}
+
+/// [`classic`] with seed 1 and a fresh transcript at `transcript`.
+fn classic_recorded(think_ms: &str, transcript: &PathBuf) -> Running {
+    let _ = std::fs::remove_file(transcript);
+    classic(
+        "1",
+        think_ms,
+        &["--transcript", transcript.to_str().unwrap()],
+    )
 }
 
 /// The steps you took, by name, in the transcript at `path`.
@@ -250,7 +208,7 @@ fn plain_mode_stops_cleanly_on_sigterm_sighup_and_sigint_at_your_prompt() {
         ("INT", libc::SIGINT),
     ] {
         let tr = tmp(&format!("prompt-{name}.json"));
-        let mut run = classic("0", &tr);
+        let mut run = classic_recorded("0", &tr);
         run.wait_for(Duration::from_secs(20), |o| {
             o.contains("Choose:") && o.ends_with("> ")
         });
@@ -273,7 +231,7 @@ fn plain_mode_stops_cleanly_while_a_bot_thinks_and_keeps_your_last_move() {
     // written when the game waited for you, so your move is in it only if
     // the signal ends the game cleanly.
     let tr = tmp("thinking.json");
-    let mut run = classic("60000", &tr);
+    let mut run = classic_recorded("60000", &tr);
     run.wait_for(Duration::from_secs(20), |o| {
         o.contains("1 play:Y3") && o.ends_with("> ")
     });
@@ -292,20 +250,7 @@ fn plain_mode_stops_cleanly_while_a_bot_thinks_and_keeps_your_last_move() {
 
 #[test]
 fn help_and_look_are_understood_between_rounds() {
-    let mut run = Running::start(&[
-        "play",
-        "--plain",
-        "--rules",
-        "classic",
-        "--players",
-        "2",
-        "--seed",
-        "3",
-        "--bot",
-        "heuristic",
-        "--think-ms",
-        "0",
-    ]);
+    let mut run = classic("3", "0", &[]);
     // Menu item 1 at every prompt until the round is over.
     let prompts = |o: &str| o.matches("\n> ").count();
     let mut answered = 0;
