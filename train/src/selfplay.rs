@@ -812,6 +812,9 @@ pub struct Trainer {
     notes: Vec<String>,
     /// The update count of the last checkpoint saved (or resumed from).
     saved_update: u64,
+    /// The run continues from a checkpoint (false for a new run, and for a
+    /// `--resume` that found none and started anew).
+    resumed: bool,
     /// Snapshot directories dropped from the pool, deleted at the next save
     /// (once trainer.json no longer lists them).
     pruned: Vec<PathBuf>,
@@ -1093,7 +1096,8 @@ impl Trainer {
             }
         }
         let expected = Some((OBS_VERSION, OBS_SIZE, NUM_ACTIONS));
-        let (mut learner, mut state) = if resume && meta_file.is_file() {
+        let resumed = resume && meta_file.is_file();
+        let (mut learner, mut state) = if resumed {
             // The learner continues with the config's settings (the device
             // and the optimizer's included), not the checkpoint's: what
             // config.toml and meta.json record is what trains.
@@ -1248,11 +1252,16 @@ impl Trainer {
         state.pool = kept;
         let metrics = if resume {
             let (sink, dropped) = MetricsSink::resume(out, cfg.tensorboard, state.steps)?;
-            if dropped > 0 {
+            if dropped > 0 && resumed {
                 note(format!(
                     "note: {dropped} line(s) of {} came after the checkpoint this run continues from (step {}), from a run that stopped without saving them; removed, and TensorBoard hides their points",
                     crate::metrics::METRICS_JSONL,
                     state.steps
+                ));
+            } else if dropped > 0 {
+                note(format!(
+                    "note: {dropped} line(s) of {} came from a run stopped before its first checkpoint; removed, and TensorBoard hides their points",
+                    crate::metrics::METRICS_JSONL,
                 ));
             }
             sink
@@ -1288,6 +1297,7 @@ impl Trainer {
             recent: VecDeque::new(),
             notes,
             saved_update: state.updates,
+            resumed,
             pruned: Vec::new(),
             state,
             _lock: lock,
@@ -1321,6 +1331,12 @@ impl Trainer {
     /// library prints nothing, `uno-attack train` prints these.
     pub fn notes(&self) -> &[String] {
         &self.notes
+    }
+
+    /// True when the run continues from a checkpoint: false for a new run,
+    /// and for a `--resume` that found no checkpoint and started anew.
+    pub fn resumed(&self) -> bool {
+        self.resumed
     }
 
     /// True when the run evaluates: `eval_every` and `eval_games` both above 0.

@@ -1821,6 +1821,30 @@ fn cli_train_lock_interrupt_and_eval_games() {
     let config: TrainConfig =
         toml::from_str(&std::fs::read_to_string(out.join("config.toml")).unwrap()).unwrap();
     assert_eq!((config.eval_every, config.eval_games), (2, 10));
+    let said = String::from_utf8_lossy(&resumed.stdout);
+    assert!(said.contains("last evaluation: {"), "{said}");
+    // A resume that evaluates nothing does not pass the earlier session's
+    // evaluation off as its own (it printed it as "last evaluation").
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("trainer.json")).unwrap()).unwrap();
+    let steps = (state["steps"].as_u64().unwrap() + 3_000).to_string();
+    let quiet = Command::new(bin)
+        .args(["train", "--out", out_s, "--resume", "--eval-games", "0"])
+        .args(["--steps", &steps])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&quiet.stdout);
+    assert_eq!(
+        quiet.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&quiet.stderr)
+    );
+    assert!(
+        said.contains("no evaluation in this session") && !said.contains("last evaluation"),
+        "{said}"
+    );
+    assert!(String::from_utf8_lossy(&quiet.stderr).contains("resuming"));
     // SIGTERM (what `timeout`, systemd, Docker and batch schedulers send)
     // saves and exits as Ctrl-C does.
     let updates = |out: &Path| -> u64 {
@@ -2529,4 +2553,33 @@ fn cli_train_refuses_a_config_thread_count_before_starting_threads() {
     assert_eq!(status.code(), Some(2), "{err}");
     assert!(err.contains("threads must be at most 256"), "{err}");
     assert!(!dir.path().join("run").exists(), "nothing is written");
+}
+
+#[test]
+fn a_resume_before_the_first_checkpoint_starts_anew_and_says_so_once() {
+    // A run killed before its first checkpoint leaves config.toml and a line
+    // of metrics: `--resume` starts anew, and its notes no longer speak of
+    // "the checkpoint this run continues from (step 0)".
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(
+        out.join("config.toml"),
+        toml::to_string(&tiny(5_000)).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(
+        out.join("metrics.jsonl"),
+        "{\"step\":4096,\"wall_time\":1.0,\"scalars\":{\"train/lr\":0.001}}\n",
+    )
+    .unwrap();
+    let t = Trainer::new(tiny(5_000), &out, true).unwrap();
+    assert!(!t.resumed());
+    let notes = t.notes().join("\n");
+    assert!(notes.contains("no checkpoint in"), "{notes}");
+    assert!(notes.contains("before its first checkpoint"), "{notes}");
+    assert!(!notes.contains("continues from"), "{notes}");
+    drop(t);
+    let (_keep, saved) = saved_tiny_run();
+    assert!(Trainer::new(tiny(50_000), &saved, true).unwrap().resumed());
 }

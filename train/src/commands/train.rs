@@ -179,7 +179,11 @@ pub fn run(a: Args) -> CmdResult {
         let what = trainer.describe_tables();
         eprintln!(
             "{} {what} to {} steps in {} (Ctrl-C saves a checkpoint and stops)",
-            if a.resume { "resuming" } else { "training" },
+            if trainer.resumed() {
+                "resuming"
+            } else {
+                "training"
+            },
             c.steps,
             a.out.display()
         );
@@ -194,6 +198,8 @@ pub fn run(a: Args) -> CmdResult {
         },
     );
     let total = trainer.config().steps;
+    // What a resume brings along, told apart from this session's evaluation.
+    let eval_before = trainer.state().eval.clone();
     let bar = std::io::stderr().is_terminal().then(|| {
         let pb = ProgressBar::new(total);
         pb.set_style(
@@ -237,7 +243,7 @@ pub fn run(a: Args) -> CmdResult {
     let s = trainer.state();
     let interrupted = stop.load(Ordering::SeqCst);
     println!(
-        "{} after {} steps, {} samples, {} update{}, {} episodes in {:.0} s of training; checkpoint: {}",
+        "{} after {} steps, {} samples, {} update{}, {} episodes in {:.0} s (the run's time, evaluations included); checkpoint: {}",
         if interrupted { "stopped" } else { "done" },
         s.steps,
         s.samples,
@@ -247,7 +253,14 @@ pub fn run(a: Args) -> CmdResult {
         s.seconds,
         a.out.join("latest").display()
     );
-    if !s.eval.is_null() {
+    if !s.eval.is_null() && s.eval == eval_before {
+        // A resumed run that evaluated nothing: its last evaluation is of
+        // an earlier network, not the one just saved.
+        println!(
+            "no evaluation in this session (the run's last one, in {}, is of the network of an earlier session)",
+            a.out.join("trainer.json").display()
+        );
+    } else if !s.eval.is_null() {
         println!("last evaluation: {}", s.eval);
         let cut = eval_truncated(&s.eval);
         if cut > 0 {
