@@ -533,6 +533,8 @@ pub fn run_arena_partial(
     stop: &AtomicBool,
 ) -> Result<ArenaReport, AgentError> {
     let game = Game::new(cfg.rules.clone(), cfg.players)?;
+    // The table is checked before the thread pool is built.
+    cfg.check()?;
     // A checkpoint trained for other rules is refused before any game (its
     // notes, for another table size or a variant, are the caller's to print:
     // `neural::check_compatible_all`).

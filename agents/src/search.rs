@@ -66,6 +66,41 @@ impl Default for SearchParams {
     }
 }
 
+impl SearchParams {
+    /// Checks every parameter (a margin `z`, 1 to [`MAX_SAMPLES`] samples, a
+    /// base that parses and is not itself a search) and returns the base's
+    /// spec: a spec that parses is one that builds, as far as its own values go.
+    pub fn check(&self) -> Result<AgentSpec, AgentError> {
+        if !(self.z >= 0.0 && self.z.is_finite()) {
+            return Err(AgentError::BadParam {
+                key: "z".into(),
+                reason: format!(
+                    "{} is not a margin (a finite number of standard errors >= 0)",
+                    self.z
+                ),
+            });
+        }
+        if self.samples == 0 || self.samples > MAX_SAMPLES {
+            return Err(AgentError::BadParam {
+                key: "samples".into(),
+                reason: format!(
+                    "{} is not 1 to {MAX_SAMPLES} deals per decision (each costs a playout per legal action; \
+                     with none, search would only ever play its base agent)",
+                    self.samples
+                ),
+            });
+        }
+        let spec = crate::spec::parse_spec(&self.base)?;
+        if matches!(spec, AgentSpec::Search(_)) {
+            return Err(AgentError::BadParam {
+                key: "base".into(),
+                reason: "the base of a search cannot be a search".into(),
+            });
+        }
+        Ok(spec)
+    }
+}
+
 /// The determinized rollout agent (see the module docs).
 pub struct Search {
     /// Its parameters, checked by [`Search::new`] (read them with
@@ -96,32 +131,7 @@ impl Search {
     /// A search agent with these parameters and seed; fails when a parameter
     /// is out of range or the base agent cannot be built (or is itself a search).
     pub fn new(params: SearchParams, seed: u64) -> Result<Self, AgentError> {
-        if !(params.z >= 0.0 && params.z.is_finite()) {
-            return Err(AgentError::BadParam {
-                key: "z".into(),
-                reason: format!(
-                    "{} is not a margin (a finite number of standard errors >= 0)",
-                    params.z
-                ),
-            });
-        }
-        if params.samples == 0 || params.samples > MAX_SAMPLES {
-            return Err(AgentError::BadParam {
-                key: "samples".into(),
-                reason: format!(
-                    "{} is not 1 to {MAX_SAMPLES} deals per decision (each costs a playout per legal action; \
-                     with none, search would only ever play its base agent)",
-                    params.samples
-                ),
-            });
-        }
-        let spec = crate::spec::parse_spec(&params.base)?;
-        if matches!(spec, AgentSpec::Search(_)) {
-            return Err(AgentError::BadParam {
-                key: "base".into(),
-                reason: "the base of a search cannot be a search".into(),
-            });
-        }
+        let spec = params.check()?;
         let me = crate::spec::build(&spec, mix_seed(seed, 1))?;
         Ok(Search {
             params,
@@ -270,12 +280,19 @@ mod tests {
             "search:samples=x",
             "search:samples=0",
             "search:samples=100001",
+            "search:z=-1",
+            "search:z=inf",
         ] {
-            let err = crate::parse_spec(spec)
-                .and_then(|s| crate::build(&s, 0).map(|_| ()))
-                .unwrap_err();
-            assert!(err.to_string().contains("agent"), "{spec}: {err}");
+            // Refused when parsed, as a heuristic's bad values are (these
+            // used to parse and fail only when built).
+            let err = crate::parse_spec(spec).unwrap_err();
+            assert!(
+                err.to_string().contains("agent")
+                    || matches!(err, crate::AgentError::BadParam { .. }),
+                "{spec}: {err}"
+            );
         }
+        assert!(crate::parse_spec("search:samples=8,z=0.5,base=greedy").is_ok());
     }
 
     /// Positions of heuristic-played classic games where the acting seat

@@ -335,11 +335,19 @@ impl SoloVecEnv {
     }
 
     /// The state of game `i` (the learner is to act, after a reset or step).
+    ///
+    /// # Panics
+    ///
+    /// If `i` is not below [`SoloVecEnv::num_envs`].
     pub fn state(&self, i: usize) -> &State {
         &self.slots[i].state
     }
 
     /// The learner's seat in game `i`'s current episode.
+    ///
+    /// # Panics
+    ///
+    /// If `i` is not below [`SoloVecEnv::num_envs`].
     pub fn learner(&self, i: usize) -> usize {
         self.slots[i].learner
     }

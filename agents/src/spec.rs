@@ -181,7 +181,12 @@ pub fn parse_spec(s: &str) -> Result<AgentSpec, AgentError> {
         "first-legal" | "first" => no_opts(AgentSpec::FirstLegal),
         "greedy" => no_opts(AgentSpec::Greedy),
         "heuristic" => Ok(AgentSpec::Heuristic(parse_overrides(opts.unwrap_or(""))?)),
-        "search" => Ok(AgentSpec::Search(parse_overrides(opts.unwrap_or(""))?)),
+        "search" => {
+            // Checked now, as a heuristic's values are: a spec that parses builds.
+            let p: SearchParams = parse_overrides(opts.unwrap_or(""))?;
+            p.check()?;
+            Ok(AgentSpec::Search(p))
+        }
         "checkpoint" => match opts {
             Some(p) if !p.strip_suffix("?sample").unwrap_or(p).is_empty() => {
                 Ok(AgentSpec::Checkpoint(PathBuf::from(p)))

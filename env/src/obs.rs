@@ -539,16 +539,17 @@ const EXPAND: [u64; 256] = {
     t
 };
 
-/// Writes a legal-action bit mask as bytes (1 = legal) into `mask`, which
-/// must hold [`NUM_ACTIONS`] bytes.
+/// Writes a legal-action bit mask as bytes (1 = legal) into the first
+/// [`NUM_ACTIONS`] bytes of `mask`; a shorter buffer is an error (as the
+/// encoders take any buffer of at least their size).
 pub fn write_mask(m: u128, mask: &mut [u8]) -> Result<(), EncodeError> {
-    if mask.len() != NUM_ACTIONS {
+    if mask.len() < NUM_ACTIONS {
         return Err(EncodeError::Buffer {
             got: mask.len(),
             need: NUM_ACTIONS,
         });
     }
-    write_mask_unchecked(m, mask);
+    write_mask_unchecked(m, &mut mask[..NUM_ACTIONS]);
     Ok(())
 }
 

@@ -605,6 +605,10 @@ impl VecEnv {
     }
 
     /// The state of game `i`.
+    ///
+    /// # Panics
+    ///
+    /// If `i` is not below [`VecEnv::num_envs`].
     pub fn state(&self, i: usize) -> &State {
         &self.states[i]
     }
@@ -616,6 +620,10 @@ impl VecEnv {
 
     /// The legal actions of game `i`'s current state as a bit set: the mask
     /// the last `reset` or step wrote to its row (kept, not recomputed).
+    ///
+    /// # Panics
+    ///
+    /// If `i` is not below [`VecEnv::num_envs`].
     pub fn legal_mask(&self, i: usize) -> u128 {
         self.masks[i]
     }

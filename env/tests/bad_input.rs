@@ -241,8 +241,14 @@ fn encoders_refuse_short_buffers_and_seats_off_the_table() {
     let mut mask = [0u8; 10];
     assert!(write_mask(game.legal_mask(&s), &mut mask).is_err());
     assert_eq!(mask, [0; 10]);
+    // A longer buffer takes the mask in its first NUM_ACTIONS bytes (it
+    // used to be refused as "holds 100 values, needs 98").
+    let mut long = [7u8; NUM_ACTIONS + 2];
+    write_mask(game.legal_mask(&s), &mut long).unwrap();
+    assert_eq!(long[NUM_ACTIONS..], [7, 7]);
     let mut mask = [0u8; NUM_ACTIONS];
     write_mask(game.legal_mask(&s), &mut mask).unwrap();
+    assert_eq!(long[..NUM_ACTIONS], mask);
     assert_eq!(
         mask.iter().filter(|&&b| b == 1).count(),
         game.legal_actions(&s).len()
