@@ -1803,9 +1803,12 @@ fn cli_train_lock_interrupt_and_eval_games() {
     stops_and_saves(first, libc::SIGINT, &out);
     assert!(!out.join("best").exists(), "--eval-games 0: no evaluation");
     // --eval-games given on resume replaces the stored 0: evaluation is on again.
-    let state: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("trainer.json")).unwrap()).unwrap();
-    let steps = (state["steps"].as_u64().unwrap() + 3_000).to_string();
+    let trainer_json = |out: &Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(out.join("trainer.json")).unwrap()).unwrap()
+    };
+    // `--steps` for 3,000 steps past the run's.
+    let later = |out: &Path| (trainer_json(out)["steps"].as_u64().unwrap() + 3_000).to_string();
+    let steps = later(&out);
     // A stale lock (its process is gone) is taken over, and the command
     // prints the trainer's note saying so.
     std::fs::write(out.join(uno_train::selfplay::LOCK_FILE), "4194305\n").unwrap();
@@ -1825,9 +1828,7 @@ fn cli_train_lock_interrupt_and_eval_games() {
     assert!(said.contains("last evaluation: {"), "{said}");
     // A resume that evaluates nothing does not pass the earlier session's
     // evaluation off as its own (it printed it as "last evaluation").
-    let state: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("trainer.json")).unwrap()).unwrap();
-    let steps = (state["steps"].as_u64().unwrap() + 3_000).to_string();
+    let steps = later(&out);
     let quiet = Command::new(bin)
         .args(["train", "--out", out_s, "--resume", "--eval-games", "0"])
         .args(["--steps", &steps])
@@ -1847,12 +1848,7 @@ fn cli_train_lock_interrupt_and_eval_games() {
     assert!(String::from_utf8_lossy(&quiet.stderr).contains("resuming"));
     // SIGTERM (what `timeout`, systemd, Docker and batch schedulers send)
     // saves and exits as Ctrl-C does.
-    let updates = |out: &Path| -> u64 {
-        let state: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(out.join("trainer.json")).unwrap())
-                .unwrap();
-        state["updates"].as_u64().unwrap()
-    };
+    let updates = |out: &Path| trainer_json(out)["updates"].as_u64().unwrap();
     // A resumed run, once it has saved a new update.
     let resumed_and_saving = || {
         let before = updates(&out);
