@@ -45,10 +45,7 @@ fn env_error(e: uno_env::ConfigError) -> PyErr {
 /// A single-agent `VecEnv` that could not be built: `MemoryError` when memory ran out, else `ValueError`.
 fn solo_env_error(e: uno_agents::AgentError) -> PyErr {
     match e {
-        uno_agents::AgentError::OutOfMemory { .. }
-        | uno_agents::AgentError::Game(uno_env::ConfigError::OutOfMemory { .. }) => {
-            PyMemoryError::new_err(e.to_string())
-        }
+        uno_agents::AgentError::OutOfMemory { .. } => PyMemoryError::new_err(e.to_string()),
         e => value_error(e),
     }
 }

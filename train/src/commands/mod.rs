@@ -57,44 +57,58 @@ pub fn stop_on_signal(
 /// A subcommand's failure: printed as one line, exit code 2.
 pub type CmdResult = Result<(), String>;
 
+/// Why a flag's text is not a whole number in its range ([`parse_whole`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotWhole {
+    /// Not a number at all.
+    NotANumber,
+    /// A number in range with a fraction.
+    Fraction,
+    /// A number outside the range (or infinite, or NaN).
+    OutOfRange,
+}
+
+/// Parses `s`, plain or in `e` notation (`20000`, `2e4`, `2.5e6`), as a
+/// whole number from `min` to `max`: the one parser of every count flag.
+pub fn parse_whole(s: &str, min: u64, max: u64) -> Result<u64, NotWhole> {
+    let v: f64 = s.parse().map_err(|_| NotWhole::NotANumber)?;
+    if !(v.is_finite() && (min as f64..=max as f64).contains(&v)) {
+        return Err(NotWhole::OutOfRange);
+    }
+    if v.fract() != 0.0 {
+        return Err(NotWhole::Fraction);
+    }
+    Ok(v as u64)
+}
+
+/// [`parse_whole`] with the count flags' messages, naming `range`.
+fn parse_whole_flag(s: &str, min: u64, max: u64, range: &str) -> Result<u64, String> {
+    parse_whole(s, min, max).map_err(|e| match e {
+        NotWhole::NotANumber => format!("`{s}` is not a number"),
+        NotWhole::Fraction => format!("`{s}` is not a whole number"),
+        NotWhole::OutOfRange => format!("`{s}` is out of range ({range})"),
+    })
+}
+
+/// The largest count a count flag takes.
+const MAX_COUNT: u64 = 1_000_000_000_000_000;
+
 /// Parses a count such as `20000`, `2e4` or `2.5e6`: a whole number from 1 to
 /// 10^15 (a fraction or a negative number is refused with its value).
 pub fn parse_count(s: &str) -> Result<u64, String> {
-    parse_whole(s, 1)
+    parse_whole_flag(s, 1, MAX_COUNT, "1 to 1e15")
 }
 
 /// [`parse_count`] that also takes 0 (e.g. `--eval-games 0`, evaluation off).
 pub fn parse_count_or_zero(s: &str) -> Result<u64, String> {
-    parse_whole(s, 0)
+    parse_whole_flag(s, 0, MAX_COUNT, "0 to 1e15")
 }
 
 /// Parses a number of games stepped together (`--envs`), written as
 /// [`parse_count`] takes it: 1 to [`uno_env::MAX_ENVS`].
 pub fn parse_envs(s: &str) -> Result<usize, String> {
-    let out_of_range = || format!("`{s}` is out of range (1 to {})", uno_env::MAX_ENVS);
-    let v = parse_whole(s, 0).map_err(|e| {
-        if e.contains("is out of range") {
-            out_of_range()
-        } else {
-            e
-        }
-    })?;
-    match usize::try_from(v) {
-        Ok(v) if (1..=uno_env::MAX_ENVS).contains(&v) => Ok(v),
-        _ => Err(out_of_range()),
-    }
-}
-
-/// A whole number from `min` to 10^15, plain or in `e` notation.
-fn parse_whole(s: &str, min: u64) -> Result<u64, String> {
-    let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
-    if !(v.is_finite() && (min as f64..=1e15).contains(&v)) {
-        return Err(format!("`{s}` is out of range ({min} to 1e15)"));
-    }
-    if v.fract() != 0.0 {
-        return Err(format!("`{s}` is not a whole number"));
-    }
-    Ok(v as u64)
+    let max = uno_env::MAX_ENVS;
+    parse_whole_flag(s, 1, max as u64, &format!("1 to {max}")).map(|v| v as usize)
 }
 
 /// Parses a thread count: 0 to [`uno_env::MAX_THREADS`].

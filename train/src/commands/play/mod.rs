@@ -110,25 +110,17 @@ pub fn check_timer_secs(t: f64) -> Result<f64, String> {
 pub const MAX_MS: u64 = 60_000;
 
 /// Parses a millisecond flag: a whole number from 0 to [`MAX_MS`], written
-/// as the count flags take it (`1000` or `1e3`, [`parse_count_or_zero`]).
+/// as the count flags take it (`1000` or `1e3`, [`parse_whole`]).
 ///
-/// [`parse_count_or_zero`]: crate::commands::parse_count_or_zero
+/// [`parse_whole`]: crate::commands::parse_whole
 pub fn parse_ms(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let out_of_range = || format!("`{s}` is out of range (0 to {MAX_MS} ms, one minute)");
-    match crate::commands::parse_count_or_zero(t) {
-        Ok(ms) if ms <= MAX_MS => Ok(ms),
-        Ok(_) => Err(out_of_range()),
-        // A number outside the count's own range too (1e20, -1): this
-        // flag's range, not the count's.
-        Err(_)
-            if t.parse::<f64>()
-                .is_ok_and(|v| !(0.0..=MAX_MS as f64).contains(&v)) =>
-        {
-            Err(out_of_range())
+    use crate::commands::{NotWhole, parse_whole};
+    parse_whole(s.trim(), 0, MAX_MS).map_err(|e| match e {
+        NotWhole::OutOfRange => format!("`{s}` is out of range (0 to {MAX_MS} ms, one minute)"),
+        NotWhole::NotANumber | NotWhole::Fraction => {
+            format!("`{s}` is not a whole number of milliseconds")
         }
-        Err(_) => Err(format!("`{s}` is not a whole number of milliseconds")),
-    }
+    })
 }
 
 /// Refuses a `--transcript` path that holds a file other than an earlier
