@@ -65,7 +65,7 @@ fn rules_that_cannot_play_at_the_table_size_asked_for_are_an_error() {
     let out = uno(&["rules", "--rules", path]);
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains(
-        "# Plays at 2 to 5 players; not at 6: deck of 108 cards cannot deal 6 hands of 20"
+        "# Plays at 2 to 5 players; not at 6 to 10. At 6: deck of 108 cards cannot deal 6 hands of 20"
     ));
     // ... with it, a size that does not is an error.
     for (args, message) in [

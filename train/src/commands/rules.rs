@@ -27,19 +27,21 @@ pub fn run(a: Args) -> CmdResult {
     Ok(())
 }
 
-/// The table sizes `rules` plays at, and the first refusal's message for the others.
-fn table_sizes(rules: &Rules) -> (Vec<usize>, Option<(usize, String)>) {
-    let mut plays = Vec::new();
+/// The table sizes `rules` plays at, the sizes it does not, and the first
+/// refusal's size and message.
+fn table_sizes(rules: &Rules) -> (Vec<usize>, Vec<usize>, Option<(usize, String)>) {
+    let (mut plays, mut not) = (Vec::new(), Vec::new());
     let mut refused = None;
     for n in MIN_PLAYERS..=MAX_PLAYERS {
         match Game::new(rules.clone(), n) {
             Ok(_) => plays.push(n),
             Err(e) => {
+                not.push(n);
                 refused.get_or_insert((n, e.to_string()));
             }
         }
     }
-    (plays, refused)
+    (plays, not, refused)
 }
 
 /// `2, 3, 4, 7` as `2 to 4, 7`.
@@ -83,12 +85,18 @@ pub fn report(rules: &Rules) -> String {
         rules.name,
         rules.deck_size()
     );
-    let (plays, refused) = table_sizes(rules);
+    let (plays, not, refused) = table_sizes(rules);
     out += &match (plays.is_empty(), refused) {
         (true, Some((_, why))) => format!("# Plays at no table size: {why}\n"),
-        (false, Some((n, why))) => {
+        // Every size refused is named; the reason is the first one's.
+        (false, Some((n, why))) if not.len() == 1 => {
             format!("# Plays at {} players; not at {n}: {why}\n", ranges(&plays))
         }
+        (false, Some((n, why))) => format!(
+            "# Plays at {} players; not at {}. At {n}: {why}\n",
+            ranges(&plays),
+            ranges(&not)
+        ),
         (_, None) => format!("# Plays at {} players.\n", ranges(&plays)),
     };
     let (preset, diff) = nearest_preset(rules);
@@ -169,12 +177,26 @@ mod tests {
             "{text}"
         );
         // 108 cards deal 20 each to at most 5 players (and a start card).
-        let (plays, refused) = table_sizes(&rules);
+        let (plays, not, refused) = table_sizes(&rules);
         assert_eq!(plays, vec![2, 3, 4, 5]);
+        assert_eq!(not, vec![6, 7, 8, 9, 10]);
         let (n, why) = refused.unwrap();
         assert_eq!(n, 6);
+        // Every size refused is named, with the first one's reason.
         assert!(
-            text.contains(&format!("# Plays at 2 to 5 players; not at 6: {why}\n")),
+            text.contains(&format!(
+                "# Plays at 2 to 5 players; not at 6 to 10. At 6: {why}\n"
+            )),
+            "{text}"
+        );
+        // One size refused is named with its reason.
+        rules.options.hand_size = 11;
+        let text = report(&rules);
+        let (plays, not, refused) = table_sizes(&rules);
+        assert_eq!((plays.len(), not), (8, vec![10]));
+        let (_, why) = refused.unwrap();
+        assert!(
+            text.contains(&format!("# Plays at 2 to 9 players; not at 10: {why}\n")),
             "{text}"
         );
     }
