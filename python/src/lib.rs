@@ -486,8 +486,12 @@ fn int_arg(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<i128> {
 
 /// An unsigned 64-bit argument `name` (a seed, a stream), extracted as pyo3 does,
 /// with an `OverflowError` that names the argument and its range (pyo3's says only
-/// "int too big to convert" or "can't convert negative int to unsigned").
+/// "int too big to convert" or "can't convert negative int to unsigned"). A bool is
+/// a `TypeError`, as for every other int argument (pyo3 took `True` for 1).
 fn u64_arg(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<u64> {
+    if obj.cast::<PyBool>().is_ok() {
+        return Err(int_type_error(name, obj));
+    }
     obj.extract::<u64>().map_err(|e| {
         if e.is_instance_of::<PyOverflowError>(obj.py()) {
             let shown = obj.str().map_or_else(|_| "?".into(), |s| s.to_string());
@@ -1078,7 +1082,8 @@ impl PyState {
         self.events_list(py)
     }
 
-    /// What `seat` (default: the seat to act) may see: float32 array of OBS_SIZE.
+    /// What `seat` (default: the seat to act; seat 0 once the round is over) may see:
+    /// float32 array of OBS_SIZE.
     #[pyo3(signature = (seat = None))]
     fn observation<'py>(
         &self,
@@ -1092,7 +1097,7 @@ impl PyState {
     }
 
     /// The observation plus every hidden part (other hands, launcher contents):
-    /// float32 array of ORACLE_SIZE, for debugging and research.
+    /// float32 array of ORACLE_SIZE, for debugging and research (the same default seat).
     #[pyo3(signature = (seat = None))]
     fn oracle_observation<'py>(
         &self,
@@ -1136,7 +1141,8 @@ impl PyState {
         self.state.to_json()
     }
 
-    /// A state `seat` (default: the seat to act) cannot tell from this one:
+    /// A state `seat` (default: the seat to act; seat 0 once the round is over)
+    /// cannot tell from this one:
     /// its own hand and every public fact kept, the other hands and the
     /// launcher / draw pile dealt anew from the cards it cannot see, a fresh
     /// chance generator (OpenSpiel's `resample_from_infostate`). For
@@ -1505,7 +1511,16 @@ fn opponent_specs(opponents: &Bound<'_, PyAny>) -> PyResult<Vec<uno_agents::Agen
         .collect()
 }
 
-/// A batch of games stepped together in Rust (auto-reset; see the Python docs).
+/// A batch of games stepped together in Rust, writing into numpy buffers that
+/// are reused every step (`obs`, `mask`, `reward`, `terminated`, …), with
+/// auto-reset that keeps the finished episode's `final_obs`.
+///
+/// `VecEnv(rules, players, num_envs, seed, threads, ...)` steps every seat
+/// (`step(actions)` takes the action of each game's seat to act). With
+/// `opponents` (an agent spec, or one per seat after the learner's) it is
+/// single-agent: built-in agents play every other seat in Rust and every row
+/// is a decision of the learner, in `seat` (`None`: rotating). See the
+/// package README for every buffer and argument.
 #[pyclass(name = "VecEnv", module = "uno_attack._core")]
 struct PyVecEnv {
     /// Dropped by hand (see `Drop`): not in a forked child, where its worker

@@ -282,6 +282,27 @@ def test_a_seed_that_is_no_int_is_a_type_error_naming_the_seed():
         ua.Game("classic", 2).new_state(seed="7")
 
 
+def test_a_bool_seed_is_a_type_error_as_for_every_int_argument():
+    # pyo3 took True for 1 (a VecEnv's seed read 1), where `players`,
+    # `num_envs`, `seat` and the Gymnasium and PettingZoo seeds refuse a bool.
+    g = ua.Game("classic", 2)
+    state = g.new_state(3)
+    env = ua.VecEnv("classic", 2, 2, seed=3)
+    for call, name in [
+        (lambda: g.new_state(seed=True), "seed"),
+        (lambda: g.new_state(1, stream=False), "stream"),
+        (lambda: ua.VecEnv("classic", 2, 2, seed=True), "seed"),
+        (lambda: env.reset(seed=True), "seed"),
+        (lambda: ua.Agent("random", seed=True), "seed"),
+        (lambda: ua.Agent("random").reset(False), "seed"),
+        (lambda: state.resample_hidden(True), "seed"),
+    ]:
+        with pytest.raises(TypeError, match=f"{name} must be an int, got bool"):
+            call()
+    assert env.seed == 3
+    assert g.new_state(1, stream=0) == g.new_state(1)
+
+
 def test_a_game_as_rules_brings_its_table_size():
     g = ua.Game("classic", 2)
     assert ua.Game(g).num_players == 2

@@ -242,6 +242,12 @@ def test_a_checkpoint_opponents_note_is_warned_once_when_the_env_is_made(recwarn
     env.reset(seed=1)
     env.reset(seed=2)
     assert len([w for w in recwarn if issubclass(w.category, UserWarning)]) == 1
+    # Through gymnasium.make the note names this line too, not Gymnasium's
+    # registry (a fixed stacklevel of 2 named gymnasium/envs/registration.py).
+    recwarn.clear()
+    gymnasium.make("UnoAttack-v0", players=3, opponents=spec)
+    notes = [w for w in recwarn if issubclass(w.category, UserWarning)]
+    assert len(notes) == 1 and notes[0].filename == __file__, [n.filename for n in notes]
 
 
 def test_spaces_have_finite_bounds_that_hold_in_play():

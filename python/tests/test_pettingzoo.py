@@ -98,6 +98,22 @@ def test_raw_env_refuses_non_integer_actions():
     assert raw.game_state.to_json() != before
 
 
+def test_wrapped_env_refuses_non_integer_actions_with_a_type_error():
+    # Through env(), PettingZoo's wrappers took True for action 1 and then
+    # indexed the mask with it ("truth value of an array ... is ambiguous"),
+    # and refused a float with a bare AssertionError.
+    e = uno_pz.env(players=3)
+    e.reset(seed=1)
+    before = e.unwrapped.game_state.to_json()
+    for bad in (True, False, np.bool_(True), 2.7, float(1), "draw", np.array([1])):
+        with pytest.raises(TypeError, match="an action must be an integer action id"):
+            e.step(bad)
+        assert e.unwrapped.game_state.to_json() == before
+    mask = e.observe(e.agent_selection)["action_mask"]
+    e.step(int(np.flatnonzero(mask)[0]))
+    assert e.unwrapped.game_state.to_json() != before
+
+
 def test_a_refused_step_keeps_the_pending_reward():
     raw = uno_pz.raw_env(players=2, episode="match", reward="points")
     with pytest.raises(RuntimeError, match="reset"):

@@ -24,3 +24,34 @@ def test_stubs_match_the_extension(tmp_path):
         timeout=600,
     )
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_documented_calls_type_check(tmp_path):
+    # Calls the README shows, as a user's type checker sees them: the weights
+    # round trip (`Dict[str, ArrayLike]` in the stub refused the dict that
+    # `parameters()` returns, as dict is invariant) and a `pathlib.Path` as
+    # the rules of the Gymnasium and PettingZoo envs (the hints said str).
+    src = tmp_path / "usage.py"
+    src.write_text(
+        "import pathlib\n"
+        "import uno_attack\n"
+        "from uno_attack.gym import UnoAttackEnv, UnoAttackVectorEnv\n"
+        "from uno_attack.pettingzoo import raw_env\n"
+        "\n"
+        "def weights(p: uno_attack.Policy) -> None:\n"
+        "    q = p.with_parameters(p.parameters())\n"
+        "    uno_attack.Policy.from_parameters(q.parameters(), rules='classic', players=2)\n"
+        "\n"
+        "def envs(path: pathlib.Path) -> None:\n"
+        "    UnoAttackEnv(rules=path)\n"
+        "    UnoAttackVectorEnv(2, rules=path)\n"
+        "    raw_env(rules=path)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "mypy", "--ignore-missing-imports", "--no-error-summary", str(src)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr

@@ -133,13 +133,17 @@ class State:
     def next_round(self) -> List[Dict[str, Any]]: ...
     def timeout(self) -> List[Dict[str, Any]]: ...
     def last_events(self) -> List[Dict[str, Any]]: ...
-    def observation(self, seat: Optional[SeatLike] = None) -> npt.NDArray[np.float32]: ...
-    def oracle_observation(self, seat: Optional[SeatLike] = None) -> npt.NDArray[np.float32]: ...
+    def observation(self, seat: Optional[SeatLike] = None) -> npt.NDArray[np.float32]:
+        """What ``seat`` may see, float32[OBS_SIZE]; ``seat`` defaults to the seat to act,
+        and to seat 0 once the round is over (no seat acts then)."""
+    def oracle_observation(self, seat: Optional[SeatLike] = None) -> npt.NDArray[np.float32]:
+        """The observation plus every hidden part, float32[ORACLE_SIZE] (the same default seat)."""
     def rewards(self, reward: str = "win", match_end: bool = False) -> List[float]: ...
     def check_invariants(self) -> Optional[str]: ...
     def resample_hidden(self, seed: int, seat: Optional[SeatLike] = None) -> "State":
-        """A state ``seat`` (default: the seat to act) cannot tell from this one: its hand
-        and every public fact kept, the cards it cannot see dealt anew. Deterministic in ``seed``."""
+        """A state ``seat`` (default: the seat to act; seat 0 once the round is over) cannot
+        tell from this one: its hand and every public fact kept, the cards it cannot see dealt
+        anew. Deterministic in ``seed``."""
     def to_dict(self) -> Dict[str, Any]: ...
     def to_json(self) -> str: ...
     def clone(self) -> "State": ...
@@ -154,7 +158,7 @@ class State:
 
 @final
 class Agent:
-    """A built-in agent: ``random``, ``random-play``, ``first-legal``, ``greedy``, ``heuristic[:k=v,...]``, ``checkpoint:DIR[?sample]``."""
+    """A built-in agent: ``random``, ``random-play``, ``first-legal``, ``greedy``, ``heuristic[:k=v,...]``, ``search[:samples=N,z=Z,base=SPEC]``, ``checkpoint:DIR[?sample]``."""
 
     def __new__(cls, spec: str, seed: int = 0) -> "Agent": ...
     @property
@@ -197,13 +201,15 @@ class Policy:
         """``{name: array}`` in forward order: ``trunk.{i}.weight`` ``[in, out]``,
         ``trunk.{i}.bias`` (``norms.{i}.gamma``/``beta`` with LayerNorm), ReLU, then
         ``policy.*`` and ``value.*``; a layer computes ``x @ weight + bias``."""
-    def with_parameters(self, params: Dict[str, npt.ArrayLike]) -> "Policy":
+    # ``Dict[str, Any]``: dict is invariant, so ``Dict[str, ArrayLike]`` would refuse
+    # the ``Dict[str, NDArray[float32]]`` that ``parameters()`` returns.
+    def with_parameters(self, params: Dict[str, Any]) -> "Policy":
         """A new ``Policy`` with the weights ``params`` (the layout of ``parameters()``:
         every name, each of its shape, finite values within ±1e6); ``ValueError``
         otherwise."""
     @staticmethod
     def from_parameters(
-        params: Dict[str, npt.ArrayLike],
+        params: Dict[str, Any],
         rules: Any = None,
         players: Optional[int] = None,
     ) -> "Policy":
@@ -237,7 +243,8 @@ StepResult = Tuple[
 
 @final
 class VecEnv:
-    """N games stepped in Rust; the returned arrays are the same objects every call."""
+    """N games stepped in Rust; the returned arrays are the same objects every call. With
+    ``opponents`` it is single-agent: built-in agents play the other seats in Rust."""
 
     def __new__(
         cls,

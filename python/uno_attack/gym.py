@@ -17,6 +17,8 @@ Gymnasium ``VectorEnv`` stepped in Rust (:class:`uno_attack.VecEnv` with
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from typing import Any, Optional, Sequence, Union
 
@@ -40,6 +42,20 @@ from ._checks import (
 
 __all__ = ["UnoAttackEnv", "UnoAttackVectorEnv"]
 
+
+
+def _callers_level() -> int:
+    """The ``stacklevel`` that makes a warning raised in the function calling this one
+    name the user's line: the first frame outside this package and Gymnasium's (so
+    ``gymnasium.make(...)`` names the line that called ``make``, not Gymnasium's
+    registry)."""
+    inside = (os.path.dirname(__file__), os.path.dirname(gymnasium.__file__))
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(inside):
+        frame = frame.f_back
+        level += 1
+    return level
 
 class UnoAttackEnv(gymnasium.Env):
     """One learner against built-in opponents.
@@ -75,7 +91,7 @@ class UnoAttackEnv(gymnasium.Env):
 
     def __init__(
         self,
-        rules: Union[str, dict, Game] = "attack-2010",
+        rules: Union[str, os.PathLike, dict, Game] = "attack-2010",
         players: Optional[int] = None,
         opponents: Union[str, Sequence[str]] = "random",
         seat: Union[int, str] = 0,
@@ -120,7 +136,7 @@ class UnoAttackEnv(gymnasium.Env):
             for a in self._opponents:
                 a.act(probe)
         for msg, category in dict.fromkeys((str(w.message), w.category) for w in notes):
-            warnings.warn(msg, category, stacklevel=2)
+            warnings.warn(msg, category, stacklevel=_callers_level())
         self._seat_arg = seat
         self.episode = episode
         self.reward_mode = reward
@@ -334,7 +350,7 @@ class UnoAttackVectorEnv(VectorEnv):
     def __init__(
         self,
         num_envs: int = 16,
-        rules: Union[str, dict, Game] = "attack-2010",
+        rules: Union[str, os.PathLike, dict, Game] = "attack-2010",
         players: Optional[int] = None,
         opponents: Union[str, Sequence[str]] = "random",
         seat: Union[int, str] = 0,

@@ -31,6 +31,7 @@ round); ``raw_env`` raises ValueError on an illegal move.
 from __future__ import annotations
 
 import copy
+import os
 from typing import Any, Optional, Union
 
 import gymnasium
@@ -68,6 +69,13 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
 
     def step(self, action: Any) -> None:
         self._require_agents("step()")
+        # An action that is not an integer id is refused here, as raw_env
+        # refuses it: PettingZoo's wrappers below take a bool for an int
+        # (``Discrete.contains(True)``) and then index the mask with it, and
+        # refuse a float with a bare AssertionError. None is a seat stepping
+        # out of the game.
+        if action is not None:
+            action_id(action)
         super().step(action)
 
     def last(self, observe: bool = True):
@@ -99,7 +107,7 @@ class raw_env(AECEnv):
 
     def __init__(
         self,
-        rules: Union[str, dict, Game] = "attack-2010",
+        rules: Union[str, os.PathLike, dict, Game] = "attack-2010",
         players: Optional[int] = None,
         episode: str = "round",
         reward: str = "win",
