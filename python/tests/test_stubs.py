@@ -14,16 +14,21 @@ import pytest
 pytest.importorskip("mypy")
 
 
-def test_stubs_match_the_extension(tmp_path):
-    allowlist = Path(__file__).with_name("stubtest-allowlist.txt")
+def run_mypy(module: str, *args: str, cwd: Path) -> None:
+    """Runs ``python -m <module> <args>`` in ``cwd`` and fails with its output unless it passes."""
     out = subprocess.run(
-        [sys.executable, "-m", "mypy.stubtest", "uno_attack._core", "--allowlist", str(allowlist)],
-        cwd=tmp_path,
+        [sys.executable, "-m", module, *args],
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=600,
     )
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_stubs_match_the_extension(tmp_path):
+    allowlist = Path(__file__).with_name("stubtest-allowlist.txt")
+    run_mypy("mypy.stubtest", "uno_attack._core", "--allowlist", str(allowlist), cwd=tmp_path)
 
 
 def test_documented_calls_type_check(tmp_path):
@@ -47,11 +52,4 @@ def test_documented_calls_type_check(tmp_path):
         "    UnoAttackVectorEnv(2, rules=path)\n"
         "    raw_env(rules=path)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-m", "mypy", "--ignore-missing-imports", "--no-error-summary", str(src)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
+    run_mypy("mypy", "--ignore-missing-imports", "--no-error-summary", str(src), cwd=tmp_path)
