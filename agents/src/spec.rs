@@ -53,25 +53,27 @@ pub type AgentFactory = dyn Fn(u64) -> Box<dyn Agent + Send> + Send + Sync;
 /// use uno_agents::{Agent, AgentSpec, ArenaConfig, CustomAgent, run_arena};
 /// use uno_env::{Game, Rules, State};
 ///
-/// /// Plays the highest legal action id.
-/// struct Last;
-/// impl Agent for Last {
-///     fn name(&self) -> String { "last".into() }
+/// /// Plays the lowest legal action id: a card when it has one (card ids come
+/// /// before `draw`, 79).
+/// struct Lowest;
+/// impl Agent for Lowest {
+///     fn name(&self) -> String { "lowest".into() }
 ///     fn act(&mut self, game: &Game, state: &State, _seat: usize) -> usize {
-///         127 - game.legal_mask(state).leading_zeros() as usize
+///         game.legal_mask(state).trailing_zeros() as usize
 ///     }
 /// }
 ///
 /// let cfg = ArenaConfig {
 ///     rules: Rules::preset("classic").unwrap(),
 ///     players: 2,
-///     agents: vec![AgentSpec::Custom(CustomAgent::new("last", |_seed| Box::new(Last))), AgentSpec::Random],
+///     agents: vec![AgentSpec::Custom(CustomAgent::new("lowest", |_seed| Box::new(Lowest))), AgentSpec::Random],
 ///     games: 100,
 ///     seed: 1,
 ///     threads: 1,
 /// };
 /// let report = run_arena(&cfg, None).unwrap();
-/// assert_eq!(report.agents[0].spec, "last");
+/// assert_eq!(report.agents[0].spec, "lowest");
+/// assert_eq!(report.truncated, 0);
 /// ```
 #[derive(Clone)]
 pub struct CustomAgent {

@@ -1,4 +1,4 @@
-//! [`PublicView`]: what one seat may see of a state (RULES.md, *Information*).
+//! [`PublicView`]: what one seat may see of a state (`docs/rules.md`, *Information*).
 //!
 //! The hand-written agents read the state only through this view, so it is
 //! easy to audit that they never look at hidden information: other players'

@@ -194,6 +194,11 @@ impl Game {
 
     /// Applies `action` for the current player. An illegal action returns an
     /// error naming the reason and leaves the state unchanged.
+    ///
+    /// # Panics
+    /// May panic on a state that breaks an invariant (one built by hand or
+    /// read with [`State::from_json`] and not checked): check a state from
+    /// elsewhere with [`Game::check_invariants`] first.
     #[inline]
     pub fn apply(&self, s: &mut State, action: usize) -> Result<(), ActionError> {
         self.apply_with(s, action, &mut ())

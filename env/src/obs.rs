@@ -497,6 +497,11 @@ pub(crate) fn check(
 
 /// Writes what `seat` may see into `out` (length at least [`OBS_SIZE`]); an
 /// error names a short buffer, a seat off the table or another table's state.
+///
+/// # Panics
+/// May panic on a state that breaks an invariant (one built by hand or
+/// read with [`State::from_json`] and not checked): check a state from
+/// elsewhere with [`Game::check_invariants`] first.
 pub fn encode(game: &Game, s: &State, seat: usize, out: &mut [f32]) -> Result<(), EncodeError> {
     check(game, s, seat, out.len(), OBS_SIZE)?;
     encode_unchecked(game, s, seat, out);
@@ -582,7 +587,7 @@ pub(crate) fn write_legal_ids(m: u128, ids: &mut [u8]) -> u8 {
 
 /// Writes the full state as seen from `seat` (length at least [`ORACLE_SIZE`]):
 /// the observation, then every other hand by relative seat, then the launcher.
-/// Errors as [`encode`].
+/// Errors and panics as [`encode`].
 pub fn encode_oracle(
     game: &Game,
     s: &State,

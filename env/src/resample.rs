@@ -1,7 +1,7 @@
 //! Resampling a state from one seat's information (OpenSpiel's
 //! `ResampleFromInfostate`), for search agents that must not see hidden cards.
 //!
-//! RULES.md, *Information*: a seat sees its own hand and public facts; other
+//! `docs/rules.md`, *Information*: a seat sees its own hand and public facts; other
 //! hands and the launcher / draw pile are hidden. [`Game::resample_hidden`]
 //! keeps everything a seat sees and deals the cards it cannot see (the other
 //! hands and the pile together) anew, uniformly at random with the same hand
@@ -42,6 +42,11 @@ impl Game {
     /// A state of another table size, or an observer who is not a seat of
     /// the table, is an error (a smaller table's game would keep the real
     /// hands of the seats past it).
+    ///
+    /// # Panics
+    /// May panic on a state that breaks an invariant (one built by hand or
+    /// read with [`State::from_json`] and not checked): check a state from
+    /// elsewhere with [`Game::check_invariants`] first.
     pub fn resample_hidden(
         &self,
         s: &State,
@@ -177,7 +182,7 @@ mod tests {
 
     #[test]
     fn only_the_offender_keeps_whether_its_wild_draw_four_was_legal() {
-        // F-6 and RULES.md, Information: whether a Wild Draw Four was legal
+        // F-6 and `docs/rules.md`, Information: whether a Wild Draw Four was legal
         // depends on the offender's hand before the play, which no other
         // seat saw.
         let game = Game::new(Rules::preset("classic").unwrap(), 3).unwrap();

@@ -1,7 +1,7 @@
 //! Editions as data: deck list, card effects, scores and options.
 //!
 //! A [`Rules`] value is everything that distinguishes one edition from another.
-//! The five presets of `RULES.md` are built in ([`Rules::preset`]); a TOML file
+//! The five presets of `docs/rules.md` are built in ([`Rules::preset`]); a TOML file
 //! can start from a preset (`preset = "attack-2010"`) and override any field, so
 //! a house rule is a config change, not a code change. The engine never
 //! branches on an edition's name: only on the data here.
@@ -162,7 +162,7 @@ impl Default for CardCount {
     }
 }
 
-/// The launcher's random mechanism (L-1, `shared/notes/launcher.md`).
+/// The launcher's random mechanism (L-1; the models are in `docs/env.md`, *Launcher models*).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "model", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum LauncherModel {
@@ -224,7 +224,7 @@ fn default_p() -> f64 {
     0.35
 }
 
-/// The `pattern` model's default firing presses (`shared/notes/launcher.md`).
+/// The `pattern` model's default firing presses (`docs/env.md`, *Launcher models*).
 fn default_fires() -> Vec<u16> {
     vec![
         2, 6, 9, 13, 17, 21, 24, 26, 27, 29, 32, 36, 37, 41, 44, 47, 48, 51, 54, 57, 58, 62, 66,
@@ -254,7 +254,7 @@ impl LauncherModel {
         }
     }
 
-    /// The 96-press pattern listed in `shared/notes/launcher.md`.
+    /// The 96-press pattern (`docs/env.md`, *Launcher models*).
     pub fn pattern() -> Self {
         LauncherModel::Pattern {
             fires: default_fires(),
@@ -302,7 +302,7 @@ pub enum UnoCall {
 pub enum AttackResume {
     /// 003's literal words: the second player from the attacker.
     SkipNext,
-    /// 000's rule: the player after the target. RULES.md spells it
+    /// 000's rule: the player after the target. `docs/rules.md` spells it
     /// `after_target`, which a rules file may use too.
     #[serde(alias = "after_target")]
     AfterTarget,
@@ -330,7 +330,7 @@ pub enum TurnOrder {
     RandomUnit,
 }
 
-/// Every rule option `RULES.md` names.
+/// Every rule option `docs/rules.md` names.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Options {
@@ -799,6 +799,10 @@ impl Rules {
             }
             None => value,
         };
+        // A file without `preset` gives every setting: what it leaves out is
+        // an error below, not serde's default (a truncated file would
+        // quietly play other rules).
+        let given = (!from_preset).then(|| merged.clone());
         // Serde ignores extra keys beside a tag that names a unit variant
         // (`{ type = "skip", n = 5 }`) and in effects: a misspelt setting
         // would silently give another game.
@@ -846,6 +850,17 @@ impl Rules {
                 })
             },
         )?;
+        if let Some(given) = &given {
+            let full =
+                toml::Value::try_from(&rules).map_err(|e| ConfigError::Toml(e.to_string()))?;
+            if let Some(path) = first_missing(&full, given, "") {
+                return Err(ConfigError::Toml(format!(
+                    "`{path}` is missing: a rules file without `preset` gives every setting \
+                     (`uno-attack rules --rules attack-2010` prints them all), or starts from a \
+                     preset (`preset = \"attack-2010\"`, then the settings to change)"
+                )));
+            }
+        }
         rules.validate()?;
         Ok(rules)
     }
@@ -1169,6 +1184,25 @@ fn unknown_field<T: Serialize + serde::de::DeserializeOwned>(v: &toml::Value) ->
 }
 
 /// Deep-merges `over` into `base`: tables merge key by key, anything else replaces.
+/// The path (`options.mega_hit`) of the first setting of `full` that `given`
+/// leaves out, in `full`'s order, below `prefix`.
+fn first_missing(full: &toml::Value, given: &toml::Value, prefix: &str) -> Option<String> {
+    let (toml::Value::Table(full), toml::Value::Table(given)) = (full, given) else {
+        return None;
+    };
+    full.iter().find_map(|(k, v)| {
+        let path = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        match given.get(k) {
+            None => Some(path),
+            Some(g) => first_missing(v, g, &path),
+        }
+    })
+}
+
 fn merge(base: &mut toml::Value, over: toml::Value) {
     match (base, over) {
         (toml::Value::Table(b), toml::Value::Table(o)) => {

@@ -497,6 +497,41 @@ fn a_rules_file_without_preset_or_name_says_how_to_start() {
     // A preset's file keeps serde's message as it was (nothing is missing there).
     let full = Rules::preset("classic").unwrap().to_toml();
     assert!(Rules::from_toml_str(&full).is_ok());
+    // Every setting, not only the top-level ones: an option, a kind's flag or
+    // a launcher parameter left out of a named file used to take serde's
+    // default and quietly play other rules (options.mega_hit = false here).
+    let full = Rules::preset("attack-2010").unwrap().to_toml().replacen(
+        "name = \"attack-2010\"",
+        "name = \"mine\"",
+        1,
+    );
+    assert!(Rules::from_toml_str(&full).is_ok());
+    for (line, path) in [
+        ("mega_hit = true", "options.mega_hit"),
+        ("[options]", "options"),
+        ("stackable = true", "kinds.hit1.stackable"),
+        ("hazard = ", "launcher.hazard"),
+    ] {
+        let cut: String = if line == "[options]" {
+            // The whole table.
+            full.split("\n[options]\n").next().unwrap().to_string()
+        } else {
+            let mut cut = full
+                .lines()
+                .filter(|l| !l.starts_with(line))
+                .collect::<Vec<_>>()
+                .join("\n");
+            cut.push('\n');
+            cut
+        };
+        assert_ne!(cut, full, "{line}");
+        let e = Rules::from_toml_str(&cut).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!(": `{path}` is missing: a rules file")),
+            "{line}: {e}"
+        );
+        assert!(e.contains("gives every setting"), "{e}");
+    }
 }
 
 #[test]
