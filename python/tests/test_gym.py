@@ -330,3 +330,151 @@ def test_a_refused_seed_changes_nothing(seed, error, message):
     a = int(np.flatnonzero(info["action_mask"])[0])
     assert np.array_equal(env.step(a)[0], twin.step(a)[0])
     assert np.array_equal(env.reset()[0], twin.reset()[0])
+
+
+# -- action_masks(): the method sb3-contrib's MaskablePPO calls ----------------------
+# sb3-contrib finds it with `env.get_wrapper_attr("action_masks")` (its DummyVecEnv's
+# `env_method`, and `get_action_masks` on a plain env), so these tests call it that
+# way, through gymnasium.make's wrappers, without needing stable-baselines3.
+
+STALL = {"preset": "classic", "options": {"max_decisions": 30}}  # rounds cut at the cap
+
+
+def masks_of(env):
+    return env.get_wrapper_attr("action_masks")()
+
+
+def check_mask(env, info):
+    """action_masks() is info["action_mask"] != 0, and exactly the learner's legal actions."""
+    m = masks_of(env)
+    assert m.dtype == np.bool_ and m.shape == (uno_attack.NUM_ACTIONS,)
+    assert np.array_equal(m, info["action_mask"] != 0)
+    return m
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"rules": "classic", "players": 2},
+    {"rules": "attack-2010", "players": 4, "opponents": "heuristic"},
+    {"rules": "attack-2010", "players": 4, "seat": "random", "opponents": ["random", "greedy", "heuristic"]},
+    {"rules": "flash", "players": 3, "episode": "match", "reward": "points"},
+    {"rules": STALL, "players": 2, "episode": "match"},
+])
+def test_action_masks_is_the_info_mask_and_the_legal_actions_at_every_decision(kwargs):
+    env = gymnasium.make("UnoAttack-v0", **kwargs)
+    u = env.unwrapped
+    rng = np.random.default_rng(0)
+    ends = set()
+    for seed in range(4):
+        _, info = env.reset(seed=seed)
+        while True:
+            m = check_mask(env, info)
+            # The learner is to act, and True marks exactly the engine's legal actions.
+            assert u.state.current_player == u.seat
+            assert np.flatnonzero(m).tolist() == sorted(u.state.legal_actions())
+            assert np.array_equal(m, u.state.legal_mask() != 0)
+            _, _, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(m))))
+            if term or trunc:
+                break
+        # After the episode: still the last info's mask, all False (no decision left).
+        assert not check_mask(env, info).any()
+        ends.add("truncated" if trunc else "terminated")
+    if kwargs["rules"] is STALL:
+        assert "truncated" in ends  # the cut-off case was exercised
+
+
+def test_action_masks_before_reset_is_a_runtime_error():
+    for env in (UnoAttackEnv(), gymnasium.make("UnoAttack-v0")):
+        with pytest.raises(RuntimeError, match=r"action_masks\(\) before reset\(\): call reset\(\) first"):
+            masks_of(env)
+        env.reset(seed=0)
+        assert masks_of(env).any()
+
+
+def test_action_masks_returns_a_new_array_that_later_steps_do_not_change():
+    env = gymnasium.make("UnoAttack-v0", rules="classic", players=2)
+    _, info = env.reset(seed=3)
+    first = masks_of(env)
+    kept = first.copy()
+    assert first is not masks_of(env) and not np.shares_memory(first, info["action_mask"])
+    first[:] = False  # writing into a returned mask changes nothing in the env
+    assert np.array_equal(masks_of(env), kept)
+    rng = np.random.default_rng(3)
+    changed = False
+    for _ in range(10):
+        _, _, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        changed |= not np.array_equal(masks_of(env), kept)
+        if term or trunc:
+            break
+    assert changed  # the decisions moved on; the mask kept from reset did not
+    assert not first.any()
+
+
+def test_action_masks_after_an_illegal_move_is_the_final_info_mask():
+    # illegal_action="lose": the move is not played, so the final info's mask is
+    # still the position's legal actions; step() is refused until reset().
+    env = UnoAttackEnv(rules="classic", players=2)
+    _, info = env.reset(seed=1)
+    legal = env.action_masks()
+    bad = int(np.flatnonzero(~legal)[0])
+    _, _, term, _, info = env.step(bad)
+    assert term and "illegal_action" in info
+    assert np.array_equal(env.action_masks(), info["action_mask"] != 0)
+    assert np.array_equal(env.action_masks(), legal)
+    with pytest.raises(RuntimeError, match="the episode is over"):
+        env.step(int(np.flatnonzero(legal)[0]))
+
+
+def test_action_masks_after_an_interrupted_step_is_refused_as_step_is():
+    class Interrupting:
+        def act(self, state):
+            raise KeyboardInterrupt
+
+    env = UnoAttackEnv("attack-2010", 4, opponents="random")
+    _, info = env.reset(seed=1)
+    for seat in env._agents:
+        env._agents[seat] = Interrupting()
+    with pytest.raises(KeyboardInterrupt):
+        env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    with pytest.raises(RuntimeError, match="interrupted"):
+        env.action_masks()
+    env = UnoAttackEnv("attack-2010", 4, opponents="random")
+    _, info = env.reset(seed=1)
+    assert np.array_equal(env.action_masks(), info["action_mask"] != 0)
+
+
+def test_action_masks_as_sb3_contribs_dummy_vec_env_stacks_them():
+    # sb3-contrib: np.stack(vec_env.env_method("action_masks")), one row per env,
+    # each through env.get_wrapper_attr; a missing method would be AttributeError.
+    envs = [gymnasium.make("UnoAttack-v0", rules="classic", players=2) for _ in range(3)]
+    infos = [e.reset(seed=k)[1] for k, e in enumerate(envs)]
+    stacked = np.stack([e.get_wrapper_attr("action_masks")() for e in envs])
+    assert stacked.shape == (3, uno_attack.NUM_ACTIONS) and stacked.dtype == np.bool_
+    assert np.array_equal(stacked, np.stack([i["action_mask"] for i in infos]) != 0)
+
+
+def test_vector_env_action_masks_is_the_info_mask_of_every_game():
+    from uno_attack.gym import UnoAttackVectorEnv
+
+    env = gymnasium.make_vec("UnoAttack-v0", num_envs=6, rules="attack-2010", players=4,
+                             opponents="heuristic", seat="rotate")
+    assert isinstance(env, UnoAttackVectorEnv)
+    with pytest.raises(RuntimeError, match=r"action_masks\(\) before reset\(\): call reset\(\) first"):
+        env.action_masks()
+    _, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(300):
+        m = env.action_masks()
+        assert m.dtype == np.bool_ and m.shape == (6, uno_attack.NUM_ACTIONS)
+        assert np.array_equal(m, info["action_mask"] != 0) and m.any(axis=1).all()
+        for i in range(6):  # the learner's legal actions in game i
+            assert np.array_equal(m[i], env._env.state(i).legal_mask() != 0)
+        kept = m.copy()
+        actions = np.argmax(rng.random(m.shape) * m, axis=1)
+        _, _, term, trunc, info = env.step(actions)
+        ended += int((term | trunc).sum())
+        assert np.array_equal(m, kept)  # not a view of the Rust buffer
+    assert ended > 6  # autoreset rows were exercised
+    env.close()
+    with pytest.raises(gymnasium.error.ClosedEnvironmentError, match="action_masks"):
+        env.action_masks()

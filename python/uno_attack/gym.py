@@ -4,8 +4,10 @@ The learner sits in one seat; every other seat is played by a built-in agent
 (:class:`uno_attack.Agent`: ``random``, ``random-play``, ``first-legal``,
 ``greedy``, ``heuristic`` …), seeded from the env's generator. Observations are
 the learner's float32 vector (``OBS_SIZE``); the legal-action mask is in
-``info["action_mask"]`` (int8, length 98). Rewards are zero-sum and come at the
-end of a round (``reward="points"``) or episode (``reward="win"``).
+``info["action_mask"]`` (int8, length 98) and, as a bool array, from
+``env.action_masks()``, the method sb3-contrib's ``MaskablePPO`` calls. Rewards
+are zero-sum and come at the end of a round (``reward="points"``) or episode
+(``reward="win"``).
 
     import gymnasium, uno_attack
     env = gymnasium.make("UnoAttack-v0", rules="attack-2010", players=4, opponents="random")
@@ -165,6 +167,17 @@ class UnoAttackEnv(gymnasium.Env):
             return self.state.legal_mask().astype(np.int8)
         return np.zeros(NUM_ACTIONS, dtype=np.int8)
 
+    def _check_started(self, what: str) -> None:
+        """Refuses ``what`` (``"step"``, ``"action_masks"``) before the first reset or
+        after an interrupted reset/step, with the error that names the problem."""
+        if self.state is None:
+            raise RuntimeError(f"{what}() before reset(): call reset() first")
+        if self._unfinished:
+            raise RuntimeError(
+                "the last reset() or step() was interrupted (by Ctrl-C, or an exception) before it "
+                "finished, and left the game between two of the learner's turns: call reset()"
+            )
+
     def _info(self) -> dict:
         return {
             "action_mask": self._mask(),
@@ -245,13 +258,7 @@ class UnoAttackEnv(gymnasium.Env):
         ``3.0``) raises TypeError, and an id outside the action space
         (``Discrete(98)``) raises ValueError, whatever ``illegal_action`` says:
         those are bugs in the caller, not moves a policy made."""
-        if self.state is None:
-            raise RuntimeError("step() before reset(): call reset() first")
-        if self._unfinished:
-            raise RuntimeError(
-                "the last reset() or step() was interrupted (by Ctrl-C, or an exception) before it "
-                "finished, and left the game between two of the learner's turns: call reset()"
-            )
+        self._check_started("step")
         if self._done:
             raise RuntimeError("the episode is over: call reset()")
         a = action_id(action)
@@ -280,6 +287,25 @@ class UnoAttackEnv(gymnasium.Env):
         if self.render_mode == "human":
             self.render()
         return self.state.observation(self.seat), float(reward), terminated, truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions now, bool ``[98]``: ``info["action_mask"] != 0``
+        of the last ``reset()`` or ``step()``, as a new array each call (later steps
+        do not change it).
+
+        This is the method sb3-contrib's ``MaskablePPO`` looks for; it finds it through
+        ``gymnasium.make``'s wrappers (``env.get_wrapper_attr("action_masks")``, as its
+        ``DummyVecEnv`` does), so no ``ActionMasker`` wrapper is needed.
+
+        After the episode ended it is still the last info's mask, which is not a
+        decision to act on: all False once the round (or match) is over, truncated
+        or not; after an illegal move under ``illegal_action="lose"``, the position's
+        legal actions (the move was not played). ``step()`` then raises until
+        ``reset()``. Before the first ``reset()``, or after a ``reset()`` or ``step()``
+        that was interrupted, it raises RuntimeError, as ``step()`` does.
+        """
+        self._check_started("action_masks")
+        return self._mask() != 0
 
     def render(self):
         """Text picture of the position: ``render_mode="ansi"`` returns it,
@@ -328,8 +354,8 @@ class UnoAttackVectorEnv(VectorEnv):
     in decisions of every seat; ``info["_final_info"]`` marks the games).
     ``info["action_mask"]``
     (int8 [n, 98]) and ``info["seat"]`` (the learner's seat per game) come with
-    every reset and step. Observations and infos are fresh arrays (copies of the
-    Rust buffers), safe to keep.
+    every reset and step; ``action_masks()`` gives the same mask as bool [n, 98].
+    Observations and infos are fresh arrays (copies of the Rust buffers), safe to keep.
 
     Args:
         num_envs: games stepped together.
@@ -380,6 +406,7 @@ class UnoAttackVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
+        self._dealt = False  # set by reset(): the Rust VecEnv steps only after one
 
     @property
     def opponents(self):
@@ -418,6 +445,7 @@ class UnoAttackVectorEnv(VectorEnv):
         if seed is None:
             seed = int(self.np_random.integers(0, 2**63 - 1))
         obs, _, _ = self._env.reset(seed=int(seed))
+        self._dealt = True
         return obs.copy(), self._info()
 
     def step(self, actions):
@@ -445,6 +473,19 @@ class UnoAttackVectorEnv(VectorEnv):
                 },
             }, int(i))
         return (obs.copy(), reward.copy(), terminated.astype(bool), truncated.astype(bool), info)
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions in every game now, bool ``[num_envs, 98]``:
+        ``infos["action_mask"] != 0`` of the last ``reset()`` or ``step()``, as a new
+        array each call (later steps do not change it). With same-step autoreset a
+        game whose episode just ended shows its next episode's first decision, so
+        every row has a legal action. Before the first ``reset()`` it raises
+        RuntimeError (``step()`` raises ValueError there); on a closed env,
+        ``ClosedEnvironmentError``."""
+        self._check_open("action_masks")
+        if not self._dealt:
+            raise RuntimeError("action_masks() before reset(): call reset() first")
+        return self._env.mask.astype(bool)
 
     def _check_open(self, what: str) -> None:
         if self.closed:
