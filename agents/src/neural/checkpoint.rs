@@ -400,6 +400,16 @@ fn check_weights_file(path: &Path, config: &NetConfig) -> Result<(), NeuralError
         path: path.to_path_buf(),
         message,
     };
+    // Looked at before it is opened: opening a named pipe put in its place
+    // would wait for a writer, for ever.
+    match fs::metadata(path) {
+        Ok(m) if !m.is_file() => return Err(NeuralError::MissingFile(path.to_path_buf())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(NeuralError::MissingFile(path.to_path_buf()));
+        }
+        Err(e) => return Err(io_err(path, e)),
+        Ok(_) => {}
+    }
     let mut file = match fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

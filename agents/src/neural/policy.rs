@@ -558,6 +558,32 @@ mod tests {
             load_checkpoint(&dir, None),
             Err(NeuralError::MissingFile(_))
         ));
+        // A named pipe in its place is refused, not opened: opening it waited
+        // for a writer for ever (arena, play, bench and train --init hung).
+        if std::process::Command::new("mkfifo")
+            .arg(&model)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let d = dir.clone();
+            std::thread::spawn(move || {
+                let _ = tx.send(
+                    load_checkpoint(&d, None)
+                        .map(|_| ())
+                        .map_err(|e| e.to_string()),
+                );
+            });
+            let got = rx
+                .recv_timeout(std::time::Duration::from_secs(30))
+                .expect("loading a checkpoint whose model.bpk is a named pipe hung");
+            let e = got.unwrap_err();
+            assert!(
+                e.contains("is not a file (something else is in its place)"),
+                "{e}"
+            );
+            std::fs::remove_file(&model).expect("rm fifo");
+        }
 
         // Corrupt / inconsistent metadata.
         let meta_path = dir.join(META_FILE);
