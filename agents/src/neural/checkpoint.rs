@@ -385,6 +385,18 @@ fn load_checked_weights(net: PolicyValueNet, path: &Path) -> Result<PolicyValueN
     Ok(net)
 }
 
+/// The length of the regular file at `path`; `None` when nothing is there or
+/// something else is (a directory, a named pipe); an error when it cannot be
+/// looked at (e.g. permission denied).
+fn regular_file_len(path: &Path) -> Result<Option<u64>, NeuralError> {
+    match fs::metadata(path) {
+        Ok(m) if m.is_file() => Ok(Some(m.len())),
+        Ok(_) => Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io_err(path, e)),
+    }
+}
+
 /// Bytes of a burnpack header: magic number (4), format version (2), metadata length (4, LE).
 const BPK_HEADER: u64 = 10;
 /// Alignment of a burnpack file's tensor data section.
@@ -402,26 +414,9 @@ fn check_weights_file(path: &Path, config: &NetConfig) -> Result<(), NeuralError
     };
     // Looked at before it is opened: opening a named pipe put in its place
     // would wait for a writer, for ever.
-    match fs::metadata(path) {
-        Ok(m) if !m.is_file() => return Err(NeuralError::MissingFile(path.to_path_buf())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(NeuralError::MissingFile(path.to_path_buf()));
-        }
-        Err(e) => return Err(io_err(path, e)),
-        Ok(_) => {}
-    }
-    let mut file = match fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(NeuralError::MissingFile(path.to_path_buf()));
-        }
-        Err(e) => return Err(io_err(path, e)),
-    };
-    let len = match file.metadata() {
-        Ok(m) if m.is_file() => m.len(),
-        Ok(_) => return Err(NeuralError::MissingFile(path.to_path_buf())),
-        Err(e) => return Err(io_err(path, e)),
-    };
+    let len =
+        regular_file_len(path)?.ok_or_else(|| NeuralError::MissingFile(path.to_path_buf()))?;
+    let mut file = fs::File::open(path).map_err(|e| io_err(path, e))?;
     let mut header = [0u8; BPK_HEADER as usize];
     if len < BPK_HEADER {
         return Err(corrupt(format!(
@@ -591,13 +586,8 @@ pub fn read_meta(dir: &Path) -> Result<CheckpointMeta, NeuralError> {
             NeuralError::MissingFile(path)
         }
     };
-    let len = match fs::metadata(&path) {
-        Ok(m) if m.is_file() => m.len(),
-        Ok(_) => return Err(missing(path)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(missing(path));
-        }
-        Err(e) => return Err(io_err(&path, e)),
+    let Some(len) = regular_file_len(&path)? else {
+        return Err(missing(path));
     };
     if len > MAX_META_BYTES {
         return Err(NeuralError::CorruptMeta {
